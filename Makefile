@@ -1,0 +1,37 @@
+# The two commands that do all set-up: `make run` and `make test`.
+# Everything else here is a convenience on top of CMake presets.
+
+PRESET ?= release
+BUILD_DIR := build/$(PRESET)
+PORT ?= 8080
+CTEST_ARGS ?=
+
+.PHONY: run test deps build configure unit asan bench clean web
+
+deps:
+	@bash deploy/install-deps.sh
+
+configure: deps
+	@cmake --preset $(PRESET) >/dev/null
+
+build: configure
+	@cmake --build --preset $(PRESET)
+
+web: deps
+	@if [ -f client-web/package.json ]; then cd client-web && npm run --silent build; fi
+
+run: build web
+	./$(BUILD_DIR)/server/parlor-server --port $(PORT) --static-dir client-web/dist
+
+# Every test except the opt-in load/soak label.
+test: build web
+	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 900 -LE load $(CTEST_ARGS)
+
+asan:
+	@$(MAKE) test PRESET=asan
+
+bench: build
+	./$(BUILD_DIR)/tests/parlor-bench
+
+clean:
+	rm -rf build

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs everything Parlor needs to build, run and test on Debian 12, idempotently.
+# Debian packages via apt-get (as root, or through sudo); npm packages from the
+# committed lockfiles. Prints what it did.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libboost1.81-dev nlohmann-json3-dev libssl-dev libsqlite3-dev
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  openssl chromium
+)
+# The machine image may bring its own Node.js (with npm bundled); Debian's npm package would
+# conflict with it, so Debian's Node.js is installed only when there is none.
+if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+  echo "install-deps: installing Debian packages: ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+  echo "install-deps: Debian packages installed"
+else
+  echo "install-deps: all ${#packages[@]} Debian packages already installed"
+fi
+
+# npm packages, only where a lockfile is committed and node_modules is older than it.
+for dir in client-web tests/e2e; do
+  lock="$here/$dir/package-lock.json"
+  [ -f "$lock" ] || continue
+  stamp="$here/$dir/node_modules/.package-lock.json"
+  if [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
+    echo "install-deps: npm ci in $dir"
+    (cd "$here/$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  else
+    echo "install-deps: npm packages in $dir up to date"
+  fi
+done

@@ -1,0 +1,100 @@
+// The rules-engine contract every Parlor game implements.
+//
+// A game is a deterministic state machine: the same options, seat count, seed
+// and sequence of accepted moves reach the same state on every machine. That
+// property is what replay, crash recovery, bots and fuzzing rely on, so an
+// engine holds no clock, no global state and no randomness other than the Rng
+// seeded from `seed` at creation.
+//
+// Moves, views and prompts are JSON objects (the wire formats documented in
+// protocol/PROTOCOL.md). `apply` validates completely and either changes the
+// state and returns Accepted, or changes nothing and returns a rejection with a
+// wire error code and a human message. Engines never trust their input.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace parlor {
+
+using Json = nlohmann::json;
+using Seat = int;
+
+// The seat value used to ask for the spectator view: no hidden card at all.
+inline constexpr Seat kSpectator = -1;
+
+class MoveResult {
+ public:
+  // `events` is a JSON array of public events (what every seat may learn).
+  static MoveResult accepted(Json events = Json::array()) {
+    MoveResult r;
+    r.events_ = std::move(events);
+    return r;
+  }
+  static MoveResult rejected(std::string code, std::string message) {
+    MoveResult r;
+    r.ok_ = false;
+    r.code_ = std::move(code);
+    r.message_ = std::move(message);
+    return r;
+  }
+
+  bool ok() const { return ok_; }
+  const std::string& code() const { return code_; }        // wire error code when rejected
+  const std::string& message() const { return message_; }  // human text when rejected
+  const Json& events() const { return events_; }
+  Json& events() { return events_; }
+
+ private:
+  bool ok_ = true;
+  std::string code_;
+  std::string message_;
+  Json events_ = Json::array();
+};
+
+class Game {
+ public:
+  virtual ~Game() = default;
+
+  virtual std::string_view kind() const = 0;
+  virtual int seat_count() const = 0;
+
+  // Seats whose input the game waits for; empty once finished.
+  virtual std::vector<Seat> to_act() const = 0;
+
+  // Every legal move for `seat` as a JSON array (empty when the seat is not to act).
+  virtual Json legal_moves(Seat seat) const = 0;
+
+  // The prompt for a seat in to_act(): {"actions":[...],"legal":[MOVE...]} or, where the
+  // legal set is not enumerable, {"actions":[...],"choose":{...}}. Null for other seats.
+  virtual Json prompt(Seat seat) const = 0;
+
+  // Validates and applies a move made by `seat`. A rejection leaves the state untouched.
+  virtual MoveResult apply(Seat seat, const Json& move) = 0;
+
+  // What `seat` may see (kSpectator: what anyone may see). Never contains hidden information.
+  virtual Json view(Seat seat) const = 0;
+
+  virtual bool finished() const = 0;
+  // {"scores":[...],"winners":[SEATS], ...}; null until finished().
+  virtual Json result() const = 0;
+
+  // Everything, hidden information included: for tests, state hashing and the
+  // after-the-game full reveal of replays. Never sent to a player mid-game.
+  virtual Json full_state() const = 0;
+
+  // A stable hash of full_state(); equal states hash equal on every machine.
+  virtual std::uint64_t state_hash() const;
+
+  virtual std::unique_ptr<Game> clone() const = 0;
+};
+
+// FNV-1a over bytes: stable across platforms and standard libraries (std::hash is not).
+std::uint64_t stable_hash(std::string_view bytes);
+
+}  // namespace parlor

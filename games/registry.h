@@ -1,0 +1,23 @@
+// The directory of every game this build of Parlor can host: kind -> GameInfo.
+// Adding a game is one line in registry.cpp.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "games/core/game_info.h"
+
+namespace parlor {
+
+const std::vector<GameInfo>& game_registry();
+const GameInfo* find_game(std::string_view kind);
+
+// Validates options and seat count for `info`, then deals. On a bad request returns null
+// and a message in `error`; `normalized_options` receives the options with defaults filled.
+std::unique_ptr<Game> create_game(const GameInfo& info, const Json& options, int seats,
+                                  std::uint64_t seed, Json* normalized_options,
+                                  std::string& error);
+
+}  // namespace parlor

@@ -1,0 +1,55 @@
+// A reusable self-play checker for any Game: plays seeded games of random legal
+// moves and, after every move, checks the properties every engine must have:
+//
+//  - to_act is non-empty until the game is finished, and only seats in to_act get a prompt;
+//  - every move in legal_moves is accepted (on a clone), and mutations of legal moves are
+//    accepted exactly when they are legal; a rejected move leaves the state hash unchanged;
+//  - a seat not in to_act is refused with not_your_turn, state unchanged;
+//  - no view contains a card hidden from its viewer (other hands, deck, kitty), and the
+//    spectator view contains none; public events carry no hidden card;
+//  - replaying (options, seats, seed, moves) reproduces the live state hash; clones hash equal;
+//  - game-specific invariants (card conservation, ...) through a hook.
+//
+// Every failure message carries the seed, so `--gtest_filter` plus the seed replays it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "games/core/card_set.h"
+#include "games/core/game_info.h"
+
+namespace parlor::testing {
+
+struct SelfPlayHooks {
+  // Cards `viewer` may not see in the current state (kSpectator: cards nobody outside may
+  // see). Computed from Game::full_state(). Required.
+  std::function<CardSet(const Game& game, Seat viewer)> hidden_cards;
+  // Game-specific invariants; return an empty string when they hold, else what broke.
+  std::function<std::string(const Game& game)> invariants;
+};
+
+struct SelfPlayStats {
+  int games = 0;
+  std::int64_t moves = 0;
+  std::int64_t mutations_checked = 0;
+};
+
+// Plays `games` games (seeds base_seed, base_seed+1, ...) with `seats` seats. Returns an
+// empty string on success, otherwise a description of the first violation with its seed.
+// `check_every_legal` applies every legal move on a clone at each step (slower).
+std::string run_self_play(const GameInfo& info, const Json& options, int seats,
+                          std::uint64_t base_seed, int games, const SelfPlayHooks& hooks,
+                          SelfPlayStats* stats = nullptr, bool check_every_legal = false);
+
+// The seed base for a randomized test: PARLOR_SEED from the environment when set, else
+// `fallback`. The test prints it so any failure can be replayed.
+std::uint64_t test_seed(std::uint64_t fallback);
+// Number of games: PARLOR_SELF_PLAY_GAMES when set, else `fallback`.
+int self_play_games(int fallback);
+
+// Every card string found anywhere in a JSON value (string values that parse as cards).
+CardSet cards_mentioned(const Json& value);
+
+}  // namespace parlor::testing
