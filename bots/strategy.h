@@ -1,0 +1,33 @@
+// Bot strategies: choose a move from what one seat may see — its view and its prompt —
+// never from the true state. The same strategies play server-side seats, network bots
+// (parlor-bot, parlor-load) and self-play.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "games/core/game.h"
+#include "games/core/rng.h"
+
+namespace parlor::bots {
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual std::string_view name() const = 0;
+  // A move for the seat whose `view` and `prompt` ({"legal":[...]} or {"choose":{...}}) these
+  // are. Returns null only when the prompt offers nothing.
+  virtual Json choose(const Json& view, const Json& prompt, Rng& rng) = 0;
+};
+
+// The strategy called `name` for game `kind`, or null when there is none.
+std::unique_ptr<Strategy> make_strategy(std::string_view name, std::string_view kind);
+// Names accepted by make_strategy for `kind`.
+std::vector<std::string> strategy_names(std::string_view kind);
+
+// A uniformly random legal move (or a uniformly random `count`-subset for a choose prompt).
+Json random_move(const Json& prompt, Rng& rng);
+
+}  // namespace parlor::bots

@@ -1,0 +1,207 @@
+#include "server/config.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <sstream>
+
+namespace parlor::server {
+namespace {
+
+struct Flag {
+  std::string help;
+  std::function<bool(const std::string& value, ServerConfig& config)> set;
+  bool is_switch = false;
+};
+
+template <typename T>
+bool parse_number(const std::string& text, T& out, T min, T max) {
+  T value{};
+  const auto* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || value < min || value > max) return false;
+  out = value;
+  return true;
+}
+
+bool parse_double(const std::string& text, double& out, double min, double max) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(value >= min && value <= max)) {
+    return false;
+  }
+  out = value;
+  return true;
+}
+
+template <typename Rep, typename Period>
+auto duration_flag(std::chrono::duration<Rep, Period> ServerConfig::*member, Rep max) {
+  return [member, max](const std::string& v, ServerConfig& c) {
+    Rep n{};
+    if (!parse_number<Rep>(v, n, 0, max)) return false;
+    c.*member = std::chrono::duration<Rep, Period>(n);
+    return true;
+  };
+}
+
+template <typename T>
+auto number_flag(T ServerConfig::*member, T min, T max) {
+  return [member, min, max](const std::string& v, ServerConfig& c) {
+    return parse_number<T>(v, c.*member, min, max);
+  };
+}
+
+const std::map<std::string, Flag>& flags() {
+  static const std::map<std::string, Flag> table = {
+      {"port", {"TCP port; 0 picks a free one (default 8080)",
+                number_flag<std::uint16_t>(&ServerConfig::port, 0, 65535)}},
+      {"bind", {"address to listen on (default 127.0.0.1; 0.0.0.0 for all interfaces)",
+                [](const std::string& v, ServerConfig& c) { c.bind = v; return !v.empty(); }}},
+      {"threads", {"I/O threads (default: hardware threads)",
+                   number_flag<int>(&ServerConfig::threads, 0, 256)}},
+      {"static-dir", {"directory of the web client served at / (default client-web/dist)",
+                      [](const std::string& v, ServerConfig& c) { c.static_dir = v; return true; }}},
+      {"dev", {"development mode: allows the `seed` room option",
+               [](const std::string&, ServerConfig& c) { c.dev = true; return true; }, true}},
+      {"tls-cert", {"PEM certificate chain: serve https/wss",
+                    [](const std::string& v, ServerConfig& c) { c.tls_cert = v; return true; }}},
+      {"tls-key", {"PEM private key for --tls-cert",
+                   [](const std::string& v, ServerConfig& c) { c.tls_key = v; return true; }}},
+      {"max-message-bytes", {"largest WebSocket message (default 16384; closes with 1009)",
+                             number_flag<std::size_t>(&ServerConfig::max_message_bytes, 256,
+                                                      1 << 24)}},
+      {"max-http-header-bytes", {"largest HTTP request header (default 8192)",
+                                 number_flag<std::size_t>(&ServerConfig::max_http_header_bytes,
+                                                          1024, 1 << 20)}},
+      {"handshake-timeout-ms", {"HTTP/WebSocket/TLS handshake timeout (default 10000)",
+                                duration_flag(&ServerConfig::handshake_timeout, 3'600'000L)}},
+      {"ping-interval-ms", {"ping an idle connection after (default 15000)",
+                            duration_flag(&ServerConfig::ping_interval, 3'600'000L)}},
+      {"dead-after-ms", {"close a silent connection after (default 25000)",
+                         duration_flag(&ServerConfig::dead_after, 3'600'000L)}},
+      {"max-queue-messages", {"outbound queue bound in messages (default 64)",
+                              number_flag<std::size_t>(&ServerConfig::max_queue_messages, 1,
+                                                       1 << 20)}},
+      {"max-queue-bytes", {"outbound queue bound in bytes (default 262144)",
+                           number_flag<std::size_t>(&ServerConfig::max_queue_bytes, 1024,
+                                                    std::size_t{1} << 32)}},
+      {"rate-per-second", {"inbound messages per second per connection (default 20)",
+                           [](const std::string& v, ServerConfig& c) {
+                             return parse_double(v, c.rate_per_second, 0.1, 1e7);
+                           }}},
+      {"rate-burst", {"inbound burst per connection (default 40)",
+                      [](const std::string& v, ServerConfig& c) {
+                        return parse_double(v, c.rate_burst, 1, 1e7);
+                      }}},
+      {"rate-strikes", {"rate_limited replies before closing with 1008 (default 20)",
+                        number_flag<int>(&ServerConfig::rate_strikes_before_close, 1, 1 << 20)}},
+      {"max-connections-per-ip", {"concurrent connections per IP (default 64)",
+                                  number_flag<int>(&ServerConfig::max_connections_per_ip, 1,
+                                                   1 << 24)}},
+      {"max-handshakes-per-ip", {"new connections per IP per second (default 20)",
+                                 number_flag<int>(&ServerConfig::max_handshakes_per_ip_per_second,
+                                                  1, 1 << 24)}},
+      {"allowed-origins", {"comma-separated Origin allowlist for WebSocket upgrades",
+                           [](const std::string& v, ServerConfig& c) {
+                             std::stringstream in(v);
+                             std::string item;
+                             c.allowed_origins.clear();
+                             while (std::getline(in, item, ',')) {
+                               if (!item.empty()) c.allowed_origins.push_back(item);
+                             }
+                             return true;
+                           }}},
+      {"max-rooms-per-player", {"unfinished rooms one player may create (default 8)",
+                                number_flag<int>(&ServerConfig::max_rooms_per_player, 1, 1 << 20)}},
+      {"empty-room-timeout-s", {"remove a room nobody is connected to after (default 600)",
+                                duration_flag(&ServerConfig::empty_room_timeout, 86'400L * 365)}},
+      {"finished-room-retention-s", {"keep finished rooms for (default 3600)",
+                                     duration_flag(&ServerConfig::finished_room_retention,
+                                                   86'400L * 365)}},
+      {"bot-delay-ms", {"pause before a server-side bot moves (default 400)",
+                        duration_flag(&ServerConfig::bot_delay, 60'000L)}},
+      {"max-rooms", {"rooms on this server (default 10000)",
+                     number_flag<std::size_t>(&ServerConfig::max_rooms, 1, 1 << 24)}},
+  };
+  return table;
+}
+
+std::string env_name(const std::string& flag) {
+  std::string out = "PARLOR_";
+  for (char c : flag) out += c == '-' ? '_' : static_cast<char>(std::toupper(c));
+  return out;
+}
+
+}  // namespace
+
+std::string usage() {
+  std::ostringstream out;
+  out << "usage: parlor-server [--flag value]...\n"
+         "Every flag can also be set with an environment variable PARLOR_FLAG_NAME.\n\n";
+  for (const auto& [name, flag] : flags()) {
+    out << "  --" << name << (flag.is_switch ? "" : " VALUE") << "\n      " << flag.help
+        << "  [" << env_name(name) << "]\n";
+  }
+  return out.str();
+}
+
+std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std::string& error,
+                                         bool& help) {
+  ServerConfig config;
+  help = false;
+  for (const auto& [name, flag] : flags()) {
+    if (const char* value = std::getenv(env_name(name).c_str())) {
+      const std::string text = value;
+      if (flag.is_switch && (text.empty() || text == "0" || text == "false")) continue;
+      if (!flag.set(text, config)) {
+        error = "bad value for " + env_name(name) + ": \"" + text + "\"";
+        return std::nullopt;
+      }
+    }
+  }
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      help = true;
+      return config;
+    }
+    if (arg.rfind("--", 0) != 0) {
+      error = "unexpected argument \"" + arg + "\" (see --help)";
+      return std::nullopt;
+    }
+    arg = arg.substr(2);
+    std::optional<std::string> value;
+    if (auto eq = arg.find('='); eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    auto it = flags().find(arg);
+    if (it == flags().end()) {
+      error = "unknown flag --" + arg + " (see --help)";
+      return std::nullopt;
+    }
+    if (!value && !it->second.is_switch) {
+      if (i + 1 >= argc) {
+        error = "--" + arg + " needs a value";
+        return std::nullopt;
+      }
+      value = argv[++i];
+    }
+    if (!it->second.set(value.value_or(""), config)) {
+      error = "bad value for --" + arg + ": \"" + value.value_or("") + "\"";
+      return std::nullopt;
+    }
+  }
+  if (config.tls_cert.empty() != config.tls_key.empty()) {
+    error = "--tls-cert and --tls-key go together";
+    return std::nullopt;
+  }
+  if (config.dead_after <= config.ping_interval) {
+    error = "--dead-after-ms must be longer than --ping-interval-ms";
+    return std::nullopt;
+  }
+  return config;
+}
+
+}  // namespace parlor::server

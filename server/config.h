@@ -1,0 +1,54 @@
+// Every setting of parlor-server in one struct: limits are visible settings with the
+// defaults of SECURITY.md, each settable by a flag and by an environment variable.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace parlor::server {
+
+struct ServerConfig {
+  std::string bind = "127.0.0.1";
+  std::uint16_t port = 8080;  // 0: any free port
+  int threads = 0;            // 0: hardware threads
+  std::string static_dir = "client-web/dist";
+  bool dev = false;  // allows the `seed` room option
+
+  std::string tls_cert;  // PEM files; both set turns on https/wss on the same port
+  std::string tls_key;
+
+  // WebSocket and JSON limits.
+  std::size_t max_message_bytes = 16 * 1024;
+  std::size_t max_http_header_bytes = 8 * 1024;
+  std::chrono::milliseconds handshake_timeout{10'000};
+  std::chrono::milliseconds ping_interval{15'000};
+  std::chrono::milliseconds dead_after{25'000};
+  std::size_t max_queue_messages = 64;
+  std::size_t max_queue_bytes = 256 * 1024;
+  double rate_per_second = 20;
+  double rate_burst = 40;
+  int rate_strikes_before_close = 20;  // rate_limited replies before closing with 1008
+  int max_connections_per_ip = 64;
+  int max_handshakes_per_ip_per_second = 20;
+  std::vector<std::string> allowed_origins;  // empty: any Origin
+
+  // Rooms.
+  int max_rooms_per_player = 8;
+  std::chrono::seconds empty_room_timeout{600};  // nobody connected
+  std::chrono::seconds finished_room_retention{3600};
+  std::chrono::milliseconds bot_delay{400};
+  std::size_t max_rooms = 10'000;
+};
+
+// Parses flags (--name value or --name=value) over environment variables
+// (PARLOR_NAME) over defaults. Returns nullopt and a message on a bad value;
+// `help` receives the usage text when --help is given.
+std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std::string& error,
+                                         bool& help);
+std::string usage();
+
+}  // namespace parlor::server

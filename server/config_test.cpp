@@ -1,0 +1,64 @@
+#include "server/config.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace parlor::server {
+namespace {
+
+std::optional<ServerConfig> parse(std::vector<const char*> args, std::string& error) {
+  args.insert(args.begin(), "parlor-server");
+  bool help = false;
+  return parse_config(static_cast<int>(args.size()), args.data(), error, help);
+}
+
+TEST(Config, DefaultsMatchTheSecurityTable) {
+  std::string error;
+  auto config = parse({}, error);
+  ASSERT_TRUE(config) << error;
+  EXPECT_EQ(config->max_message_bytes, 16U * 1024);
+  EXPECT_EQ(config->max_queue_messages, 64U);
+  EXPECT_EQ(config->max_queue_bytes, 256U * 1024);
+  EXPECT_EQ(config->rate_per_second, 20);
+  EXPECT_EQ(config->rate_burst, 40);
+  EXPECT_EQ(config->max_connections_per_ip, 64);
+  EXPECT_EQ(config->bind, "127.0.0.1");
+  EXPECT_FALSE(config->dev);
+}
+
+TEST(Config, FlagsAndEquals) {
+  std::string error;
+  auto config = parse({"--port", "0", "--dev", "--threads=3", "--rate-per-second", "1000"}, error);
+  ASSERT_TRUE(config) << error;
+  EXPECT_EQ(config->port, 0);
+  EXPECT_TRUE(config->dev);
+  EXPECT_EQ(config->threads, 3);
+  EXPECT_EQ(config->rate_per_second, 1000);
+}
+
+TEST(Config, EnvironmentIsOverriddenByFlags) {
+  ::setenv("PARLOR_PORT", "9001", 1);
+  std::string error;
+  auto from_env = parse({}, error);
+  auto from_flag = parse({"--port", "9002"}, error);
+  ::unsetenv("PARLOR_PORT");
+  ASSERT_TRUE(from_env && from_flag);
+  EXPECT_EQ(from_env->port, 9001);
+  EXPECT_EQ(from_flag->port, 9002);
+}
+
+TEST(Config, BadValuesSayWhich) {
+  std::string error;
+  EXPECT_FALSE(parse({"--port", "70000"}, error));
+  EXPECT_NE(error.find("--port"), std::string::npos);
+  EXPECT_FALSE(parse({"--nope"}, error));
+  EXPECT_NE(error.find("unknown flag --nope"), std::string::npos);
+  EXPECT_FALSE(parse({"--threads"}, error));
+  EXPECT_NE(error.find("needs a value"), std::string::npos);
+  EXPECT_FALSE(parse({"--tls-cert", "a.pem"}, error));
+  EXPECT_NE(error.find("go together"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace parlor::server

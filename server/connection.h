@@ -1,0 +1,28 @@
+// What rooms and the lobby know of a client connection: a place to queue frames.
+// Implemented by the WebSocket session (plain or TLS); rooms never see a socket.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace parlor::server {
+
+// One serialized message, shared by every recipient without copies.
+using Frame = std::shared_ptr<const std::string>;
+
+inline Frame make_frame(std::string text) {
+  return std::make_shared<const std::string>(std::move(text));
+}
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  // Queues a frame for sending. Never blocks; thread-safe. A connection whose queue passes its
+  // bound is closed as a slow consumer and later frames are dropped.
+  virtual void send(Frame frame) = 0;
+  // Closes with a WebSocket close code and reason; thread-safe, idempotent.
+  virtual void close(std::uint16_t code, std::string reason) = 0;
+};
+
+}  // namespace parlor::server

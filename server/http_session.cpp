@@ -1,0 +1,181 @@
+#include "server/http_session.h"
+
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "games/registry.h"
+#include "protocol/encode.h"
+#include "server/static_files.h"
+#include "server/ws_session.h"
+
+namespace parlor::server {
+
+namespace http = beast::http;
+
+namespace {
+
+http::response<http::string_body> make_response(const http::request<http::string_body>& request,
+                                                http::status status, std::string body,
+                                                std::string_view content_type) {
+  http::response<http::string_body> response{status, request.version()};
+  response.set(http::field::server, "parlor");
+  response.set(http::field::content_type, content_type);
+  response.set("X-Content-Type-Options", "nosniff");
+  response.keep_alive(request.keep_alive());
+  response.body() = std::move(body);
+  response.prepare_payload();
+  return response;
+}
+
+bool origin_allowed(const ServerConfig& config, const http::request<http::string_body>& request) {
+  if (config.allowed_origins.empty()) return true;
+  auto origin = request.find(http::field::origin);
+  if (origin == request.end()) return true;  // not a browser: Origin is a browser's promise
+  return std::find(config.allowed_origins.begin(), config.allowed_origins.end(),
+                   std::string(origin->value())) != config.allowed_origins.end();
+}
+
+}  // namespace
+
+http::response<http::string_body> handle_http(ServerState& state,
+                                              const http::request<http::string_body>& request) {
+  const std::string target(request.target());
+  const std::string path = target.substr(0, target.find('?'));
+  if (request.method() != http::verb::get && request.method() != http::verb::head) {
+    auto response = make_response(request, http::status::method_not_allowed,
+                                  "only GET and HEAD\n", "text/plain; charset=utf-8");
+    response.set(http::field::allow, "GET, HEAD");
+    return response;
+  }
+  auto respond = [&](http::status status, std::string body, std::string_view type) {
+    auto response = make_response(request, status, std::move(body), type);
+    if (request.method() == http::verb::head) {
+      response.body().clear();  // Content-Length stays that of the GET body
+    }
+    return response;
+  };
+  if (path == "/healthz") return respond(http::status::ok, "ok\n", "text/plain; charset=utf-8");
+  if (path == "/readyz") {
+    return state.shutting_down()
+               ? respond(http::status::service_unavailable, "shutting down\n",
+                         "text/plain; charset=utf-8")
+               : respond(http::status::ok, "ready\n", "text/plain; charset=utf-8");
+  }
+  if (path == "/metrics") {
+    return respond(http::status::ok,
+                   state.metrics().prometheus_text(state.lobby().rooms_by_status()),
+                   "text/plain; version=0.0.4; charset=utf-8");
+  }
+  if (path == "/api/games") {
+    return respond(http::status::ok, protocol::encode_games(nullptr, game_registry()),
+                   "application/json");
+  }
+  if (path == "/api/rooms") {
+    return respond(http::status::ok, protocol::encode_rooms(nullptr, state.lobby().list_rooms()),
+                   "application/json");
+  }
+  if (path == "/ws") {
+    return respond(http::status::upgrade_required, "WebSocket endpoint: upgrade required\n",
+                   "text/plain; charset=utf-8");
+  }
+  auto file = resolve_static_path(state.config().static_dir, target);
+  if (!file) return respond(http::status::bad_request, "bad path\n", "text/plain; charset=utf-8");
+  std::ifstream in(*file, std::ios::binary);
+  if (!in) {
+    return respond(http::status::not_found, "not found\n", "text/plain; charset=utf-8");
+  }
+  std::ostringstream body;
+  body << in.rdbuf();
+  auto response = respond(http::status::ok, body.str(), mime_type(*file));
+  if (file->ends_with("index.html")) {
+    response.set(http::field::cache_control, "no-cache");
+  }
+  return response;
+}
+
+template <class Stream>
+HttpSession<Stream>::HttpSession(Stream&& stream, beast::flat_buffer buffer,
+                                 std::shared_ptr<ServerState> state,
+                                 std::unique_ptr<IpLimiter::Slot> slot)
+    : stream_(std::move(stream)),
+      buffer_(std::move(buffer)),
+      state_(std::move(state)),
+      slot_(std::move(slot)) {}
+
+template <class Stream>
+void HttpSession<Stream>::run() {
+  do_read();
+}
+
+template <class Stream>
+void HttpSession<Stream>::do_read() {
+  parser_.emplace();
+  parser_->header_limit(static_cast<std::uint32_t>(state_->config().max_http_header_bytes));
+  parser_->body_limit(state_->config().max_message_bytes);
+  // Slowloris: the whole request must arrive within the handshake timeout.
+  beast::get_lowest_layer(stream_).expires_after(state_->config().handshake_timeout);
+  http::async_read(stream_, buffer_, *parser_,
+                   beast::bind_front_handler(&HttpSession::on_read, this->shared_from_this()));
+}
+
+template <class Stream>
+void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
+  if (ec == http::error::end_of_stream) return do_close();
+  if (ec) return;  // timeout, header too large, reset: drop the connection
+  auto request = parser_->release();
+  std::shared_ptr<http::response<http::string_body>> response;
+  if (beast::websocket::is_upgrade(request)) {
+    const std::string target(request.target());
+    if (target.substr(0, target.find('?')) != "/ws") {
+      response = std::make_shared<http::response<http::string_body>>(make_response(
+          request, http::status::not_found, "no WebSocket here\n", "text/plain; charset=utf-8"));
+      response->keep_alive(false);
+    } else if (!origin_allowed(state_->config(), request)) {
+      response = std::make_shared<http::response<http::string_body>>(
+          make_response(request, http::status::forbidden, "origin not allowed\n",
+                        "text/plain; charset=utf-8"));
+      response->keep_alive(false);
+    } else {
+      std::make_shared<WsSession<Stream>>(std::move(stream_), state_, std::move(slot_))
+          ->run(std::move(request));
+      return;
+    }
+  } else {
+    response = std::make_shared<http::response<http::string_body>>(handle_http(*state_, request));
+  }
+  const bool keep_alive = response->keep_alive();
+  http::async_write(stream_, *response,
+                    [self = this->shared_from_this(), response, keep_alive](
+                        beast::error_code write_ec, std::size_t bytes) {
+                      self->on_write(keep_alive, write_ec, bytes);
+                    });
+}
+
+template <class Stream>
+void HttpSession<Stream>::on_write(bool keep_alive, beast::error_code ec, std::size_t) {
+  if (ec) return;
+  if (!keep_alive) return do_close();
+  do_read();
+}
+
+template <class Stream>
+void HttpSession<Stream>::do_close() {
+  beast::error_code ec;
+  if constexpr (std::is_same_v<Stream, PlainStream>) {
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+  } else {
+    // A TLS close_notify would need an async shutdown; the peer is done, close the socket.
+    beast::get_lowest_layer(stream_).close();
+  }
+}
+
+template class HttpSession<PlainStream>;
+template class HttpSession<TlsStream>;
+
+}  // namespace parlor::server

@@ -1,0 +1,49 @@
+// Per-IP admission: concurrent connections and new connections per second.
+// A slot is held for a connection's whole life (HTTP and WebSocket) and released by
+// its destructor.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace parlor::server {
+
+class IpLimiter : public std::enable_shared_from_this<IpLimiter> {
+ public:
+  IpLimiter(int max_connections, int max_per_second)
+      : max_connections_(max_connections), max_per_second_(max_per_second) {}
+
+  class Slot {
+   public:
+    Slot(std::shared_ptr<IpLimiter> owner, std::string ip)
+        : owner_(std::move(owner)), ip_(std::move(ip)) {}
+    ~Slot() { owner_->release(ip_); }
+    Slot(const Slot&) = delete;
+    Slot& operator=(const Slot&) = delete;
+
+   private:
+    std::shared_ptr<IpLimiter> owner_;
+    std::string ip_;
+  };
+
+  // A slot for a new connection from `ip`, or null when a limit is reached.
+  std::unique_ptr<Slot> admit(const std::string& ip);
+
+ private:
+  struct Counts {
+    int open = 0;
+    int this_second = 0;
+    std::chrono::steady_clock::time_point second_start{};
+  };
+  void release(const std::string& ip);
+
+  const int max_connections_;
+  const int max_per_second_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, Counts> counts_;
+};
+
+}  // namespace parlor::server

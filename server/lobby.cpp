@@ -1,0 +1,148 @@
+#include "server/lobby.h"
+
+#include "games/registry.h"
+#include "server/config.h"
+#include "server/identity.h"
+
+namespace parlor::server {
+namespace {
+
+constexpr auto kSweepInterval = std::chrono::seconds(30);
+
+
+}  // namespace
+
+Lobby::Lobby(boost::asio::io_context& io, const ServerConfig& config, Metrics& metrics)
+    : io_(io), config_(config), metrics_(metrics), sweeper_(io) {}
+
+std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
+                                         const protocol::CreateRoom& request, Refusal& refusal) {
+  const GameInfo* info = find_game(request.kind);
+  if (!info) {
+    refusal = {"unknown_game", "no game of kind \"" + request.kind.substr(0, 32) +
+                                   "\"; list_games names them"};
+    return nullptr;
+  }
+  // Room options ride along with the game's options; split them off first.
+  Json game_options = request.options;
+  RoomSetup setup;
+  if (auto it = game_options.find("seed"); it != game_options.end()) {
+    if (!config_.dev) {
+      refusal = {"bad_options",
+                 "the \"seed\" option is only accepted by a server started with --dev"};
+      return nullptr;
+    }
+    if (!it->is_number_unsigned()) {
+      refusal = {"bad_options", "option \"seed\" must be a non-negative integer"};
+      return nullptr;
+    }
+    setup.fixed_seed = it->get<std::uint64_t>();
+    game_options.erase(it);
+  }
+  if (auto it = game_options.find("private"); it != game_options.end()) {
+    if (!it->is_boolean()) {
+      refusal = {"bad_options", "option \"private\" must be true or false"};
+      return nullptr;
+    }
+    setup.is_private = it->get<bool>();
+    game_options.erase(it);
+  }
+  const int seats = request.seats.value_or(info->default_seats);
+  if (seats < info->min_seats || seats > info->max_seats) {
+    refusal = {"bad_options", info->name + " is played by " + std::to_string(info->min_seats) +
+                                  " to " + std::to_string(info->max_seats) + " players"};
+    return nullptr;
+  }
+  std::string error;
+  auto normalized = normalize_options(info->options, game_options, error);
+  if (!normalized) {
+    refusal = {"bad_options", error};
+    return nullptr;
+  }
+  setup.game = info;
+  setup.seats = seats;
+  setup.game_options = std::move(*normalized);
+  setup.creator = creator;
+
+  std::lock_guard lock(mutex_);
+  if (rooms_.size() >= config_.max_rooms) {
+    refusal = {"too_many_rooms", "this server holds its maximum number of rooms; try later"};
+    return nullptr;
+  }
+  do {
+    setup.id = random_hex(5);
+  } while (rooms_.contains(setup.id));
+  const std::string id = setup.id;
+  const bool is_private = setup.is_private;
+  RoomHooks hooks{
+      [this](const std::string& room, std::shared_ptr<const protocol::RoomSummary> summary) {
+        std::lock_guard inner(mutex_);
+        if (auto it = rooms_.find(room); it != rooms_.end()) it->second.summary = std::move(summary);
+      },
+      [](const std::shared_ptr<Player>& player, int delta) {
+        player->change_open_rooms_created(delta);
+      }};
+  auto room = std::make_shared<Room>(io_, std::move(setup), config_, metrics_, std::move(hooks));
+  rooms_[id] = Entry{room, nullptr, is_private};
+  creator->change_open_rooms_created(+1);
+  return room;
+}
+
+std::shared_ptr<Room> Lobby::find(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  auto it = rooms_.find(id);
+  return it == rooms_.end() ? nullptr : it->second.room;
+}
+
+std::vector<protocol::RoomSummary> Lobby::list_rooms() const {
+  std::vector<protocol::RoomSummary> out;
+  std::lock_guard lock(mutex_);
+  for (const auto& [id, entry] : rooms_) {
+    if (!entry.is_private && entry.summary) out.push_back(*entry.summary);
+  }
+  return out;
+}
+
+std::map<std::string, std::int64_t> Lobby::rooms_by_status() const {
+  std::map<std::string, std::int64_t> out{{"waiting", 0}, {"playing", 0}, {"finished", 0}};
+  std::lock_guard lock(mutex_);
+  for (const auto& [id, entry] : rooms_) {
+    if (entry.summary) ++out[std::string(protocol::wire_name(entry.summary->status))];
+  }
+  return out;
+}
+
+void Lobby::start_sweeper() { arm_sweeper(); }
+
+void Lobby::arm_sweeper() {
+  sweeper_.expires_after(kSweepInterval);
+  sweeper_.async_wait([this](boost::system::error_code ec) {
+    if (ec || stopped_) return;
+    sweep();
+    arm_sweeper();
+  });
+}
+
+void Lobby::sweep() {
+  std::vector<std::shared_ptr<Room>> rooms;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [id, entry] : rooms_) rooms.push_back(entry.room);
+  }
+  const auto now = Clock::now();
+  for (const auto& room : rooms) {
+    room->sweep(now, [this](const std::string& id) {
+      std::lock_guard lock(mutex_);
+      rooms_.erase(id);
+    });
+  }
+}
+
+void Lobby::shutdown() {
+  stopped_ = true;
+  sweeper_.cancel();
+  std::lock_guard lock(mutex_);
+  for (const auto& [id, entry] : rooms_) entry.room->shutdown();
+}
+
+}  // namespace parlor::server

@@ -1,0 +1,58 @@
+// The lobby: the directory of rooms (create, find, list, remove). It holds no game
+// state — each Room owns its own — only a summary per room for list_rooms and metrics.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "protocol/commands.h"
+#include "server/room.h"
+
+namespace parlor::server {
+
+class Lobby {
+ public:
+  Lobby(boost::asio::io_context& io, const ServerConfig& config, Metrics& metrics);
+
+  struct Refusal {
+    std::string code;
+    std::string message;
+  };
+  // Validates kind, seats, game options and room options (`seed` only in dev mode, `private`)
+  // and registers a new room created by `creator` (not yet seated).
+  std::shared_ptr<Room> create_room(const std::shared_ptr<Player>& creator,
+                                    const protocol::CreateRoom& request, Refusal& refusal);
+  std::shared_ptr<Room> find(const std::string& id) const;
+
+  std::vector<protocol::RoomSummary> list_rooms() const;  // public rooms only
+  std::map<std::string, std::int64_t> rooms_by_status() const;
+
+  void start_sweeper();
+  void shutdown();
+
+ private:
+  struct Entry {
+    std::shared_ptr<Room> room;
+    std::shared_ptr<const protocol::RoomSummary> summary;
+    bool is_private = false;
+  };
+  void sweep();
+  void arm_sweeper();
+
+  boost::asio::io_context& io_;
+  const ServerConfig& config_;
+  Metrics& metrics_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, Entry> rooms_;
+  boost::asio::steady_timer sweeper_;
+  std::atomic<bool> stopped_{false};
+};
+
+}  // namespace parlor::server

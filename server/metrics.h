@@ -1,0 +1,44 @@
+// Process-wide counters exported at GET /metrics in Prometheus text format.
+// Hot-path counters are relaxed atomics; the rarely-touched reject map takes a lock.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace parlor::server {
+
+class Metrics {
+ public:
+  // Upper bounds of the move-to-broadcast latency buckets, in microseconds.
+  static constexpr std::array<std::int64_t, 12> kLatencyBucketsUs = {
+      50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000};
+
+  std::atomic<std::int64_t> connections{0};
+  std::atomic<std::uint64_t> connections_total{0};
+  std::atomic<std::uint64_t> connections_refused{0};
+  std::atomic<std::uint64_t> moves_accepted{0};
+  std::atomic<std::uint64_t> slow_consumers_closed{0};
+  std::atomic<std::uint64_t> frames_dropped{0};
+  std::atomic<std::uint64_t> bytes_in{0};
+  std::atomic<std::uint64_t> bytes_out{0};
+  std::atomic<std::uint64_t> accept_errors{0};
+
+  void count_reject(const std::string& code);
+  void observe_move_latency(std::int64_t microseconds);
+
+  // `room_counts` lines (rooms by status) are passed in by the lobby.
+  std::string prometheus_text(const std::map<std::string, std::int64_t>& rooms_by_status) const;
+
+ private:
+  mutable std::mutex rejects_mutex_;
+  std::map<std::string, std::uint64_t> rejects_;
+  std::array<std::atomic<std::uint64_t>, kLatencyBucketsUs.size() + 1> latency_buckets_{};
+  std::atomic<std::uint64_t> latency_sum_us_{0};
+  std::atomic<std::uint64_t> latency_count_{0};
+};
+
+}  // namespace parlor::server

@@ -1,0 +1,455 @@
+#include "server/room.h"
+
+#include <boost/asio/post.hpp>
+
+#include <algorithm>
+
+#include "server/config.h"
+#include "server/log.h"
+#include "server/metrics.h"
+
+namespace parlor::server {
+
+namespace net = boost::asio;
+
+Room::Room(net::io_context& io, RoomSetup setup, const ServerConfig& config, Metrics& metrics,
+           RoomHooks hooks)
+    : strand_(net::make_strand(io)),
+      setup_(std::move(setup)),
+      config_(config),
+      metrics_(metrics),
+      hooks_(std::move(hooks)),
+      seats_(static_cast<std::size_t>(setup_.seats)),
+      bot_rng_(random_u64()),
+      bot_timer_(strand_) {
+  counted_open_ = true;  // the lobby counted this room for its creator when creating it
+}
+
+// ---- public entry points: each hops onto the strand -------------------------------------
+
+void Room::join(Caller caller, std::optional<int> seat, bool creating) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller), seat, creating] {
+    self->do_join(caller, seat, creating);
+  });
+}
+
+void Room::watch(Caller caller) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller)] {
+    self->last_activity_ = Clock::now();
+    if (self->seat_of(*caller.player)) {
+      return self->reply_error(caller, "not_allowed", "you are seated in this room");
+    }
+    auto& list = self->spectators_;
+    if (std::find(list.begin(), list.end(), caller.player) == list.end()) {
+      list.push_back(caller.player);
+      caller.player->add_room(self->id());
+    }
+    self->reply(caller, protocol::encode_watching(caller.re, self->id()));
+    self->publish_room();
+    if (self->game_) self->push_state_to(*caller.player, Json::array());
+  });
+}
+
+void Room::leave(Caller caller) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller)] {
+    self->last_activity_ = Clock::now();
+    auto& list = self->spectators_;
+    auto spectator = std::find(list.begin(), list.end(), caller.player);
+    if (spectator != list.end()) {
+      list.erase(spectator);
+    } else if (auto seat = self->seat_of(*caller.player)) {
+      auto& occupant = self->seats_[static_cast<std::size_t>(*seat)];
+      if (self->status_ == RoomStatus::kPlaying) {
+        // The game goes on: a bot takes the seat over.
+        occupant->player.reset();
+        occupant->name = "Bot (" + occupant->name + ")";
+        occupant->bot = bots::make_strategy("random", self->setup_.game->kind);
+      } else {
+        occupant.reset();
+      }
+    } else {
+      return self->reply_error(caller, "not_seated", "you are not in room " + self->id());
+    }
+    caller.player->remove_room(self->id());
+    self->reply(caller, protocol::encode_left(caller.re, self->id()));
+    self->publish_room();
+    self->schedule_bots();
+  });
+}
+
+void Room::add_bot(Caller caller, int seat, std::string strategy) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller), seat,
+                      strategy = std::move(strategy)] {
+    self->last_activity_ = Clock::now();
+    if (!self->is_member(*caller.player)) {
+      return self->reply_error(caller, "not_seated", "only players in the room may add bots");
+    }
+    if (seat < 0 || seat >= self->setup_.seats) {
+      return self->reply_error(caller, "bad_request",
+                               "seat must be between 0 and " + std::to_string(self->setup_.seats - 1));
+    }
+    auto& occupant = self->seats_[static_cast<std::size_t>(seat)];
+    if (occupant) return self->reply_error(caller, "seat_taken", "seat " + std::to_string(seat) + " is taken");
+    auto bot = bots::make_strategy(strategy, self->setup_.game->kind);
+    if (!bot) {
+      std::string names;
+      for (const auto& n : bots::strategy_names(self->setup_.game->kind)) {
+        names += (names.empty() ? "" : ", ") + n;
+      }
+      return self->reply_error(caller, "unknown_strategy",
+                               "no bot strategy \"" + strategy.substr(0, 32) + "\"; try " + names);
+    }
+    occupant = Occupant{nullptr, "Bot " + std::to_string(seat + 1) + " (" + strategy + ")",
+                        std::move(bot)};
+    self->reply_ok(caller);
+    self->publish_room();
+  });
+}
+
+void Room::start(Caller caller) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller)] {
+    self->last_activity_ = Clock::now();
+    if (!self->seat_of(*caller.player)) {
+      return self->reply_error(caller, "not_seated", "only seated players may start the game");
+    }
+    if (self->status_ == RoomStatus::kPlaying) {
+      return self->reply_error(caller, "already_started", "the game is already being played");
+    }
+    const auto empty = std::count_if(self->seats_.begin(), self->seats_.end(),
+                                     [](const auto& o) { return !o.has_value(); });
+    if (empty > 0) {
+      return self->reply_error(caller, "not_allowed",
+                               std::to_string(empty) + " seat(s) are still empty; fill them with "
+                                                       "players or bots first");
+    }
+    self->reply_ok(caller);
+    self->begin_game();
+  });
+}
+
+void Room::chat(Caller caller, std::string text) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller),
+                      text = std::move(text)] {
+    self->last_activity_ = Clock::now();
+    if (!self->is_member(*caller.player)) {
+      return self->reply_error(caller, "not_seated", "join or watch the room to chat");
+    }
+    self->reply_ok(caller);
+    self->send_to_members(make_frame(protocol::encode_chat(
+        self->id(), caller.player->id(), caller.player->name(), text)));
+  });
+}
+
+void Room::move(Caller caller, Json move, std::optional<std::int64_t> seq) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller),
+                      move = std::move(move), seq] { self->do_move(caller, move, seq); });
+}
+
+void Room::legal_moves(Caller caller) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller)] {
+    auto seat = self->seat_of(*caller.player);
+    if (!seat) return self->reply_error(caller, "not_seated", "you have no seat in this room");
+    if (!self->game_) return self->reply_error(caller, "not_started", "the game has not started");
+    self->reply(caller, protocol::encode_legal_moves(caller.re, self->id(),
+                                                     self->game_->legal_moves(*seat)));
+  });
+}
+
+void Room::resume(std::shared_ptr<Player> player) {
+  net::post(strand_, [self = shared_from_this(), player = std::move(player)] {
+    if (!self->is_member(*player)) return;
+    self->last_activity_ = Clock::now();
+    self->publish_room();  // its `connected` flag changed, and it gets the push too
+    if (self->game_) self->push_state_to(*player, Json::array());
+  });
+}
+
+void Room::connection_changed(std::shared_ptr<Player> player) {
+  net::post(strand_, [self = shared_from_this(), player = std::move(player)] {
+    if (!self->is_member(*player)) return;
+    self->last_activity_ = Clock::now();
+    self->publish_room();
+  });
+}
+
+void Room::sweep(Clock::time_point now, std::function<void(const std::string&)> remove) {
+  net::post(strand_, [self = shared_from_this(), now, remove = std::move(remove)] {
+    const bool finished_long_ago = self->status_ == RoomStatus::kFinished &&
+                                   now - self->finished_at_ > self->config_.finished_room_retention;
+    const bool abandoned = !self->any_human_connected() &&
+                           now - self->last_activity_ > self->config_.empty_room_timeout;
+    if (!finished_long_ago && !abandoned) return;
+    self->bot_timer_.cancel();
+    for (auto& occupant : self->seats_) {
+      if (occupant && occupant->player) occupant->player->remove_room(self->id());
+    }
+    for (auto& spectator : self->spectators_) spectator->remove_room(self->id());
+    if (self->counted_open_ && self->setup_.creator) {
+      self->counted_open_ = false;
+      self->hooks_.open_rooms_changed(self->setup_.creator, -1);
+    }
+    log_info("room " + self->id() + " removed (" +
+             (finished_long_ago ? "finished" : "nobody connected") + ")");
+    remove(self->id());
+  });
+}
+
+void Room::shutdown() {
+  net::post(strand_, [self = shared_from_this()] { self->bot_timer_.cancel(); });
+}
+
+// ---- on the strand -----------------------------------------------------------------------
+
+void Room::do_join(const Caller& caller, std::optional<int> seat, bool creating) {
+  last_activity_ = Clock::now();
+  if (auto current = seat_of(*caller.player)) {
+    if (seat && *seat != *current) {
+      return reply_error(caller, "not_allowed",
+                         "you already sit at seat " + std::to_string(*current) + " in this room");
+    }
+    reply(caller, protocol::encode_joined(caller.re, id(), *current));
+    push_room_to(*caller.player);
+    if (game_) push_state_to(*caller.player, Json::array());
+    return;
+  }
+  if (status_ != RoomStatus::kWaiting) {
+    return reply_error(caller, "already_started", "the game in room " + id() + " has started");
+  }
+  if (seat && (*seat < 0 || *seat >= setup_.seats)) {
+    return reply_error(caller, "bad_request",
+                       "seat must be between 0 and " + std::to_string(setup_.seats - 1));
+  }
+  if (seat && seats_[static_cast<std::size_t>(*seat)]) {
+    return reply_error(caller, "seat_taken", "seat " + std::to_string(*seat) + " is taken");
+  }
+  if (!seat) {
+    for (int s = 0; s < setup_.seats; ++s) {
+      if (!seats_[static_cast<std::size_t>(s)]) {
+        seat = s;
+        break;
+      }
+    }
+    if (!seat) return reply_error(caller, "room_full", "every seat in room " + id() + " is taken");
+  }
+  // A spectator who takes a seat stops watching.
+  std::erase(spectators_, caller.player);
+  seats_[static_cast<std::size_t>(*seat)] = Occupant{caller.player, caller.player->name(), nullptr};
+  caller.player->add_room(id());
+  reply(caller, creating ? protocol::encode_room_created(caller.re, id())
+                         : protocol::encode_joined(caller.re, id(), *seat));
+  publish_room();
+}
+
+void Room::do_move(const Caller& caller, const Json& move, std::optional<std::int64_t> seq) {
+  last_activity_ = Clock::now();
+  auto seat = seat_of(*caller.player);
+  if (!seat) return reply_error(caller, "not_seated", "you have no seat in room " + id());
+  if (status_ == RoomStatus::kWaiting) {
+    return reply_error(caller, "not_started", "the game has not started");
+  }
+  if (status_ == RoomStatus::kFinished) {
+    return reply_error(caller, "game_over", "the game is over; start a rematch to play again");
+  }
+  if (seq && *seq != seq_) {
+    return reply_error(caller, "stale_state",
+                       "you acted on state " + std::to_string(*seq) + " but the room is at " +
+                           std::to_string(seq_));
+  }
+  MoveResult result = game_->apply(*seat, move);
+  if (!result.ok()) return reply_error(caller, result.code(), result.message());
+  log_.emplace_back(*seat, move);
+  ++seq_;
+  reply_ok(caller, seq_);
+  after_accepted(result.events(), caller.received);
+}
+
+void Room::begin_game() {
+  const std::uint64_t seed = setup_.fixed_seed ? *setup_.fixed_seed : random_u64();
+  game_ = setup_.game->create(setup_.game_options, setup_.seats, seed);
+  if (status_ == RoomStatus::kFinished) {
+    ++seq_;  // a rematch: seq keeps increasing
+    if (!counted_open_ && setup_.creator) {
+      counted_open_ = true;
+      hooks_.open_rooms_changed(setup_.creator, +1);
+    }
+  }
+  log_.clear();
+  status_ = RoomStatus::kPlaying;
+  log_info("room " + id() + " started " + setup_.game->kind);
+  publish_room();
+  after_accepted(Json::array({Json{{"type", "start"}}}), std::nullopt);
+}
+
+void Room::after_accepted(const Json& events, std::optional<Clock::time_point> received) {
+  broadcast_state(events);
+  if (received) {
+    metrics_.moves_accepted.fetch_add(1, std::memory_order_relaxed);
+    metrics_.observe_move_latency(
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - *received).count());
+  }
+  if (game_->finished()) return finish_game();
+  schedule_bots();
+}
+
+void Room::finish_game() {
+  status_ = RoomStatus::kFinished;
+  finished_at_ = Clock::now();
+  send_to_members(make_frame(protocol::encode_game_over(id(), game_->result())));
+  if (counted_open_ && setup_.creator) {
+    counted_open_ = false;
+    hooks_.open_rooms_changed(setup_.creator, -1);
+  }
+  log_info("room " + id() + " finished after " + std::to_string(log_.size()) + " moves");
+  publish_room();
+}
+
+void Room::schedule_bots() {
+  if (status_ != RoomStatus::kPlaying || bot_timer_armed_) return;
+  bool bot_to_act = false;
+  for (Seat s : game_->to_act()) {
+    if (seats_[static_cast<std::size_t>(s)]->bot) bot_to_act = true;
+  }
+  if (!bot_to_act) return;
+  bot_timer_armed_ = true;
+  bot_timer_.expires_after(config_.bot_delay);
+  bot_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    self->bot_timer_armed_ = false;
+    if (!ec) self->run_bots();
+  });
+}
+
+void Room::run_bots() {
+  if (status_ != RoomStatus::kPlaying) return;
+  for (Seat s : game_->to_act()) {
+    auto& occupant = seats_[static_cast<std::size_t>(s)];
+    if (!occupant->bot) continue;
+    // The bot sees what its seat sees, nothing more.
+    const Json move = occupant->bot->choose(game_->view(s), game_->prompt(s), bot_rng_);
+    MoveResult result = game_->apply(s, move);
+    if (!result.ok()) {
+      log_error("room " + id() + ": bot at seat " + std::to_string(s) + " made an illegal move (" +
+                result.code() + "); stopping its seat");
+      occupant->bot.reset();
+      continue;
+    }
+    log_.emplace_back(s, move);
+    ++seq_;
+    after_accepted(result.events(), std::nullopt);
+    return;  // after_accepted re-schedules for the next seat to act
+  }
+}
+
+// ---- membership and pushes -------------------------------------------------------------
+
+std::optional<int> Room::seat_of(const Player& player) const {
+  for (std::size_t s = 0; s < seats_.size(); ++s) {
+    if (seats_[s] && seats_[s]->player.get() == &player) return static_cast<int>(s);
+  }
+  return std::nullopt;
+}
+
+bool Room::is_member(const Player& player) const {
+  if (seat_of(player)) return true;
+  return std::any_of(spectators_.begin(), spectators_.end(),
+                     [&](const auto& p) { return p.get() == &player; });
+}
+
+bool Room::any_human_connected() const {
+  for (const auto& occupant : seats_) {
+    if (occupant && occupant->player && occupant->player->connected()) return true;
+  }
+  return std::any_of(spectators_.begin(), spectators_.end(),
+                     [](const auto& p) { return p->connected(); });
+}
+
+protocol::RoomSummary Room::summary() const {
+  protocol::RoomSummary out;
+  out.room = id();
+  out.kind = setup_.game->kind;
+  out.status = status_;
+  out.spectators = static_cast<int>(spectators_.size());
+  out.options = setup_.game_options;
+  for (const auto& occupant : seats_) {
+    if (!occupant) {
+      out.seats.emplace_back(std::nullopt);
+      continue;
+    }
+    out.seats.emplace_back(protocol::SeatSummary{
+        occupant->player ? occupant->player->id() : std::string(), occupant->name,
+        occupant->bot != nullptr,
+        occupant->bot != nullptr || (occupant->player && occupant->player->connected())});
+  }
+  return out;
+}
+
+void Room::publish_room() {
+  auto shared = std::make_shared<const protocol::RoomSummary>(summary());
+  for (std::size_t s = 0; s < seats_.size(); ++s) {
+    if (seats_[s] && seats_[s]->player) {
+      seats_[s]->player->send(make_frame(protocol::encode_room(*shared, static_cast<int>(s))));
+    }
+  }
+  if (!spectators_.empty()) {
+    const Frame frame = make_frame(protocol::encode_room(*shared, std::nullopt));
+    for (const auto& spectator : spectators_) spectator->send(frame);
+  }
+  hooks_.summary_changed(id(), shared);
+}
+
+void Room::push_room_to(const Player& player) const {
+  player.send(make_frame(protocol::encode_room(summary(), seat_of(player))));
+}
+
+void Room::push_state_to(const Player& player, const Json& events) const {
+  const auto to_act = game_->to_act();
+  const Json to_act_json = to_act;
+  const auto seat = seat_of(player);
+  const Seat viewer = seat ? *seat : kSpectator;
+  const bool acts = seat && std::find(to_act.begin(), to_act.end(), *seat) != to_act.end();
+  player.send(make_frame(protocol::encode_state(id(), seq_, game_->view(viewer), to_act_json,
+                                                acts ? game_->prompt(viewer) : Json(nullptr),
+                                                events, std::nullopt)));
+}
+
+void Room::broadcast_state(const Json& events) {
+  const auto to_act = game_->to_act();
+  const Json to_act_json = to_act;
+  for (std::size_t s = 0; s < seats_.size(); ++s) {
+    const auto& occupant = seats_[s];
+    if (!occupant || !occupant->player || !occupant->player->connected()) continue;
+    const Seat seat = static_cast<Seat>(s);
+    const bool acts = std::find(to_act.begin(), to_act.end(), seat) != to_act.end();
+    occupant->player->send(make_frame(protocol::encode_state(
+        id(), seq_, game_->view(seat), to_act_json, acts ? game_->prompt(seat) : Json(nullptr),
+        events, std::nullopt)));
+  }
+  if (!spectators_.empty()) {
+    // One spectator view, serialized once, shared by every spectator.
+    const Frame frame = make_frame(protocol::encode_state(
+        id(), seq_, game_->view(kSpectator), to_act_json, nullptr, events, std::nullopt));
+    for (const auto& spectator : spectators_) spectator->send(frame);
+  }
+}
+
+void Room::send_to_members(const Frame& frame) const {
+  for (const auto& occupant : seats_) {
+    if (occupant && occupant->player) occupant->player->send(frame);
+  }
+  for (const auto& spectator : spectators_) spectator->send(frame);
+}
+
+void Room::reply(const Caller& caller, std::string frame) const {
+  if (caller.connection) caller.connection->send(make_frame(std::move(frame)));
+}
+
+void Room::reply_error(const Caller& caller, std::string_view code,
+                       const std::string& message) const {
+  metrics_.count_reject(std::string(code));
+  reply(caller, protocol::encode_error(caller.re, code, message));
+}
+
+void Room::reply_ok(const Caller& caller, std::optional<std::int64_t> seq) const {
+  reply(caller, protocol::encode_ok(caller.re, seq));
+}
+
+}  // namespace parlor::server

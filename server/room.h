@@ -1,0 +1,141 @@
+// A room: an actor on its own strand that owns one game table — the Game, the seat
+// map, spectators, the move log and `seq`. Every public method posts onto the strand,
+// so nothing else ever touches a room's state; the room never waits on a socket (it
+// only queues frames on connections).
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bots/strategy.h"
+#include "games/core/game_info.h"
+#include "games/core/rng.h"
+#include "protocol/encode.h"
+#include "server/connection.h"
+#include "server/identity.h"
+
+namespace parlor::server {
+
+struct ServerConfig;
+class Metrics;
+
+using Clock = std::chrono::steady_clock;
+
+// Who asked: the player, the connection to answer on, and the request id to echo as `re`.
+struct Caller {
+  std::shared_ptr<Player> player;
+  std::shared_ptr<Connection> connection;
+  Json re;
+  Clock::time_point received = Clock::now();
+};
+
+using protocol::RoomStatus;
+
+// What the room tells the lobby directory.
+struct RoomHooks {
+  // The lobby's copy of the room summary (for list_rooms) changed.
+  std::function<void(const std::string& room, std::shared_ptr<const protocol::RoomSummary> summary)>
+      summary_changed;
+  // The room was created by `creator` and is no longer unfinished (or is again: delta +1).
+  std::function<void(const std::shared_ptr<Player>& creator, int delta)> open_rooms_changed;
+};
+
+struct RoomSetup {
+  std::string id;
+  const GameInfo* game = nullptr;
+  int seats = 0;
+  Json game_options;  // normalized: every default filled in
+  std::optional<std::uint64_t> fixed_seed;  // the `seed` room option (dev mode only)
+  bool is_private = false;
+  std::shared_ptr<Player> creator;
+};
+
+class Room : public std::enable_shared_from_this<Room> {
+ public:
+  Room(boost::asio::io_context& io, RoomSetup setup, const ServerConfig& config, Metrics& metrics,
+       RoomHooks hooks);
+
+  const std::string& id() const { return setup_.id; }
+  bool is_private() const { return setup_.is_private; }
+
+  // Seats the caller (first free seat when none is given). `creating`: the reply is
+  // room_created rather than joined.
+  void join(Caller caller, std::optional<int> seat, bool creating = false);
+  void watch(Caller caller);
+  void leave(Caller caller);
+  void add_bot(Caller caller, int seat, std::string strategy);
+  void start(Caller caller);
+  void chat(Caller caller, std::string text);
+  void move(Caller caller, Json move, std::optional<std::int64_t> seq);
+  void legal_moves(Caller caller);
+  // After a reconnect: the room and state pushes for this player, on its new connection.
+  void resume(std::shared_ptr<Player> player);
+  // A member's connection went away or came back: the `connected` flags changed.
+  void connection_changed(std::shared_ptr<Player> player);
+  // Decides whether the room should be removed (idle or finished long ago); calls `remove`.
+  void sweep(Clock::time_point now, std::function<void(const std::string&)> remove);
+  // Server shutdown: stop timers.
+  void shutdown();
+
+ private:
+  struct Occupant {
+    std::shared_ptr<Player> player;  // null for a bot added with add_bot
+    std::string name;
+    std::unique_ptr<bots::Strategy> bot;  // set while a bot plays this seat
+  };
+
+  // All below run on strand_.
+  void do_join(const Caller& caller, std::optional<int> seat, bool creating);
+  void do_move(const Caller& caller, const Json& move, std::optional<std::int64_t> seq);
+  void begin_game();
+  void after_accepted(const Json& events, std::optional<Clock::time_point> received);
+  void schedule_bots();
+  void run_bots();
+  void finish_game();
+
+  std::optional<int> seat_of(const Player& player) const;
+  bool is_member(const Player& player) const;
+  bool any_human_connected() const;
+
+  protocol::RoomSummary summary() const;
+  void publish_room();   // room push to everyone + lobby summary update
+  void push_room_to(const Player& player) const;
+  void push_state_to(const Player& player, const Json& events) const;
+  void broadcast_state(const Json& events);
+  void send_to_members(const Frame& frame) const;
+
+  void reply(const Caller& caller, std::string frame) const;
+  void reply_error(const Caller& caller, std::string_view code, const std::string& message) const;
+  void reply_ok(const Caller& caller, std::optional<std::int64_t> seq = std::nullopt) const;
+
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  RoomSetup setup_;
+  const ServerConfig& config_;
+  Metrics& metrics_;
+  RoomHooks hooks_;
+
+  RoomStatus status_ = RoomStatus::kWaiting;
+  std::vector<std::optional<Occupant>> seats_;
+  std::vector<std::shared_ptr<Player>> spectators_;
+  std::unique_ptr<Game> game_;
+  std::int64_t seq_ = 0;
+  std::vector<std::pair<int, Json>> log_;  // this game's accepted moves
+  bool counted_open_ = false;              // counts toward the creator's open rooms
+  Rng bot_rng_;
+  boost::asio::steady_timer bot_timer_;
+  bool bot_timer_armed_ = false;
+  Clock::time_point last_activity_ = Clock::now();
+  Clock::time_point finished_at_{};
+};
+
+}  // namespace parlor::server

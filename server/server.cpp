@@ -1,0 +1,73 @@
+#include "server/server.h"
+
+#include <boost/asio/executor_work_guard.hpp>
+
+#include "server/listener.h"
+#include "server/log.h"
+#include "server/server_state.h"
+
+namespace parlor::server {
+
+Server::Server(ServerConfig config)
+    : config_(std::move(config)),
+      io_(config_.threads > 0 ? config_.threads
+                              : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()))),
+      state_(std::make_shared<ServerState>(io_, config_)) {}
+
+Server::~Server() { stop(); }
+
+void Server::start() {
+  std::shared_ptr<net::ssl::context> tls;
+  if (!config_.tls_cert.empty()) {
+    tls = std::make_shared<net::ssl::context>(net::ssl::context::tls_server);
+    tls->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                     net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
+                     net::ssl::context::no_tlsv1_1);
+    tls->use_certificate_chain_file(config_.tls_cert);
+    tls->use_private_key_file(config_.tls_key, net::ssl::context::pem);
+  }
+  const auto address = net::ip::make_address(config_.bind);
+  listener_ = std::make_shared<Listener>(io_, tcp::endpoint(address, config_.port), state_, tls);
+  listener_->run();
+  state_->lobby().start_sweeper();
+  const int count = config_.threads > 0
+                        ? config_.threads
+                        : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  for (int i = 0; i < count; ++i) {
+    threads_.emplace_back([this] {
+      auto guard = net::make_work_guard(io_);
+      io_.run();
+    });
+  }
+}
+
+tcp::endpoint Server::endpoint() const { return listener_->local_endpoint(); }
+
+void Server::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  if (listener_) {
+    state_->set_shutting_down();
+    listener_->stop();
+    state_->lobby().shutdown();
+    state_->close_all(1001, "server shutting down");
+    // Let close frames reach the clients before the threads stop.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (state_->metrics().connections.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  io_.stop();
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  threads_.clear();
+}
+
+void Server::wait() {
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+}  // namespace parlor::server

@@ -1,0 +1,44 @@
+// A whole parlor-server: io_context, worker threads, listener and shared state.
+// main() runs one; integration tests run one in-process on an ephemeral port.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "server/config.h"
+#include "server/net.h"
+
+namespace parlor::server {
+
+class Listener;
+class ServerState;
+
+class Server {
+ public:
+  explicit Server(ServerConfig config);
+  ~Server();
+
+  // Binds and starts the threads; throws on a bad address or TLS files.
+  void start();
+  tcp::endpoint endpoint() const;
+  // Graceful: stop accepting, close every WebSocket with 1001, let writes drain briefly,
+  // then stop the threads. Idempotent.
+  void stop();
+  // Blocks until stop() has finished (from another thread or a signal handler).
+  void wait();
+
+  ServerState& state() { return *state_; }
+
+ private:
+  ServerConfig config_;
+  net::io_context io_;
+  std::shared_ptr<ServerState> state_;
+  std::shared_ptr<Listener> listener_;
+  std::vector<std::thread> threads_;
+  bool stopped_ = false;
+};
+
+}  // namespace parlor::server

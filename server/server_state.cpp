@@ -1,0 +1,156 @@
+#include "server/server_state.h"
+
+#include "games/registry.h"
+#include "protocol/encode.h"
+#include "server/log.h"
+
+namespace parlor::server {
+
+ServerState::ServerState(boost::asio::io_context& io, ServerConfig config)
+    : io_(io), config_(std::move(config)), lobby_(io, config_, metrics_) {
+  limits_.max_frame_bytes = config_.max_message_bytes;
+}
+
+void ServerState::reply_error(ClientContext& client, const Json& id, std::string_view code,
+                              const std::string& message) {
+  metrics_.count_reject(std::string(code));
+  client.connection->send(make_frame(protocol::encode_error(id, code, message)));
+}
+
+void ServerState::handle(ClientContext& client, protocol::Request request,
+                         Clock::time_point received) {
+  const Json& id = request.id;
+  if (auto* hello_request = std::get_if<protocol::Hello>(&request.command)) {
+    return hello(client, *hello_request, id);
+  }
+  if (!client.player) {
+    return reply_error(client, id, "hello_required",
+                       "say hello first: {\"type\":\"hello\",\"name\":...,\"protocol\":1}");
+  }
+  auto caller = [&] { return Caller{client.player, client.connection, id, received}; };
+  auto send = [&](std::string frame) { client.connection->send(make_frame(std::move(frame))); };
+
+  std::visit(
+      [&](auto& command) {
+        using T = std::decay_t<decltype(command)>;
+        if constexpr (std::is_same_v<T, protocol::Hello>) {
+        } else if constexpr (std::is_same_v<T, protocol::ListGames>) {
+          send(protocol::encode_games(id, game_registry()));
+        } else if constexpr (std::is_same_v<T, protocol::ListRooms>) {
+          send(protocol::encode_rooms(id, lobby_.list_rooms()));
+        } else if constexpr (std::is_same_v<T, protocol::Ping>) {
+          send(protocol::encode_pong(id));
+        } else if constexpr (std::is_same_v<T, protocol::CreateRoom>) {
+          create_room(client, command, id, received);
+        } else if constexpr (std::is_same_v<T, protocol::GetReplay>) {
+          reply_error(client, id, "not_allowed", "replays are not kept by this server");
+        } else {
+          auto room = room_or_reply(client, command.room, id);
+          if (!room) return;
+          if constexpr (std::is_same_v<T, protocol::JoinRoom>) {
+            room->join(caller(), command.seat);
+          } else if constexpr (std::is_same_v<T, protocol::WatchRoom>) {
+            room->watch(caller());
+          } else if constexpr (std::is_same_v<T, protocol::LeaveRoom>) {
+            room->leave(caller());
+          } else if constexpr (std::is_same_v<T, protocol::AddBot>) {
+            room->add_bot(caller(), command.seat, std::move(command.strategy));
+          } else if constexpr (std::is_same_v<T, protocol::Start>) {
+            room->start(caller());
+          } else if constexpr (std::is_same_v<T, protocol::Chat>) {
+            room->chat(caller(), std::move(command.text));
+          } else if constexpr (std::is_same_v<T, protocol::Move>) {
+            room->move(caller(), std::move(command.move), command.seq);
+          } else if constexpr (std::is_same_v<T, protocol::LegalMoves>) {
+            room->legal_moves(caller());
+          }
+        }
+      },
+      request.command);
+}
+
+void ServerState::hello(ClientContext& client, const protocol::Hello& request, const Json& id) {
+  if (client.player) {
+    return reply_error(client, id, "not_allowed", "this connection has already said hello");
+  }
+  if (request.protocol != 1) {
+    return reply_error(client, id, "unsupported_protocol",
+                       "this server speaks protocol 1, not " + std::to_string(request.protocol));
+  }
+  std::string token;
+  std::shared_ptr<Player> player;
+  if (request.token) {
+    player = identity_.resume(*request.token);
+    if (!player) {
+      return reply_error(client, id, "invalid_token",
+                         "unknown or expired token; say hello with a name to start afresh");
+    }
+    token = *request.token;  // back to its owner only
+  } else if (request.name) {
+    player = identity_.create(*request.name, token);
+  } else {
+    return reply_error(client, id, "bad_request", "hello needs a \"name\" or a \"token\"");
+  }
+  client.player = player;
+  if (auto previous = player->attach(client.connection);
+      previous && previous != client.connection) {
+    previous->close(4000, "replaced by a newer connection of the same player");
+  }
+  client.connection->send(make_frame(protocol::encode_welcome(id, player->id(), token, 1)));
+  log_info("player " + player->id() + (request.token ? " resumed" : " joined"));
+  for (const std::string& room_id : player->rooms()) {
+    if (auto room = lobby_.find(room_id)) room->resume(player);
+  }
+}
+
+void ServerState::create_room(ClientContext& client, const protocol::CreateRoom& request,
+                              const Json& id, Clock::time_point received) {
+  if (client.player->open_rooms_created() >= config_.max_rooms_per_player) {
+    return reply_error(client, id, "too_many_rooms",
+                       "you already have " + std::to_string(config_.max_rooms_per_player) +
+                           " unfinished rooms; finish or leave one first");
+  }
+  Lobby::Refusal refusal;
+  auto room = lobby_.create_room(client.player, request, refusal);
+  if (!room) return reply_error(client, id, refusal.code, refusal.message);
+  log_info("room " + room->id() + " created by " + client.player->id());
+  room->join(Caller{client.player, client.connection, id, received}, 0, /*creating=*/true);
+}
+
+std::shared_ptr<Room> ServerState::room_or_reply(ClientContext& client, const std::string& room,
+                                                 const Json& id) {
+  auto found = lobby_.find(room);
+  if (!found) reply_error(client, id, "no_such_room", "no room \"" + room.substr(0, 32) + "\"");
+  return found;
+}
+
+void ServerState::disconnected(ClientContext& client) {
+  if (!client.player) return;
+  if (!client.player->detach(client.connection.get())) return;  // a newer connection took over
+  for (const std::string& room_id : client.player->rooms()) {
+    if (auto room = lobby_.find(room_id)) room->connection_changed(client.player);
+  }
+}
+
+void ServerState::register_connection(const std::shared_ptr<Connection>& connection) {
+  std::lock_guard lock(connections_mutex_);
+  connections_[connection.get()] = connection;
+}
+
+void ServerState::unregister_connection(const Connection* connection) {
+  std::lock_guard lock(connections_mutex_);
+  connections_.erase(connection);
+}
+
+void ServerState::close_all(std::uint16_t code, const std::string& reason) {
+  std::vector<std::shared_ptr<Connection>> live;
+  {
+    std::lock_guard lock(connections_mutex_);
+    for (const auto& [ptr, weak] : connections_) {
+      if (auto c = weak.lock()) live.push_back(std::move(c));
+    }
+  }
+  for (const auto& c : live) c->close(code, reason);
+}
+
+}  // namespace parlor::server

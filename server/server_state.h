@@ -1,0 +1,71 @@
+// What every connection shares: configuration, metrics, identities and the lobby,
+// plus the dispatch of decoded requests (lobby requests here; room requests are
+// posted to the room's strand). Like Beast's chat example `shared_state`.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "protocol/commands.h"
+#include "protocol/limits.h"
+#include "server/config.h"
+#include "server/identity.h"
+#include "server/lobby.h"
+#include "server/metrics.h"
+
+namespace parlor::server {
+
+// Per-connection state the dispatcher reads and writes; lives in the session, used only on
+// the session's strand.
+struct ClientContext {
+  std::shared_ptr<Connection> connection;
+  std::shared_ptr<Player> player;  // set by a successful hello
+};
+
+class ServerState {
+ public:
+  ServerState(boost::asio::io_context& io, ServerConfig config);
+
+  const ServerConfig& config() const { return config_; }
+  const protocol::Limits& limits() const { return limits_; }
+  Metrics& metrics() { return metrics_; }
+  Lobby& lobby() { return lobby_; }
+  Identity& identity() { return identity_; }
+
+  // Handles one decoded request from `client` (called on the client's strand).
+  void handle(ClientContext& client, protocol::Request request, Clock::time_point received);
+  // The client's connection closed.
+  void disconnected(ClientContext& client);
+
+  // Live WebSocket connections, for graceful shutdown.
+  void register_connection(const std::shared_ptr<Connection>& connection);
+  void unregister_connection(const Connection* connection);
+  void close_all(std::uint16_t code, const std::string& reason);
+
+  bool shutting_down() const { return shutting_down_.load(); }
+  void set_shutting_down() { shutting_down_.store(true); }
+
+ private:
+  void hello(ClientContext& client, const protocol::Hello& hello, const Json& id);
+  void create_room(ClientContext& client, const protocol::CreateRoom& request, const Json& id,
+                   Clock::time_point received);
+  std::shared_ptr<Room> room_or_reply(ClientContext& client, const std::string& room,
+                                      const Json& id);
+  void reply_error(ClientContext& client, const Json& id, std::string_view code,
+                   const std::string& message);
+
+  boost::asio::io_context& io_;
+  const ServerConfig config_;
+  protocol::Limits limits_;
+  Metrics metrics_;
+  Identity identity_;
+  Lobby lobby_;
+  std::atomic<bool> shutting_down_{false};
+  std::mutex connections_mutex_;
+  std::unordered_map<const Connection*, std::weak_ptr<Connection>> connections_;
+};
+
+}  // namespace parlor::server

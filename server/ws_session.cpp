@@ -1,0 +1,198 @@
+#include "server/ws_session.h"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/websocket/ssl.hpp>
+
+#include "protocol/decode.h"
+#include "protocol/encode.h"
+#include "server/log.h"
+
+namespace parlor::server {
+
+namespace websocket = beast::websocket;
+
+template <class Stream>
+WsSession<Stream>::WsSession(Stream&& stream, std::shared_ptr<ServerState> state,
+                             std::unique_ptr<IpLimiter::Slot> slot)
+    : ws_(std::move(stream)),
+      state_(std::move(state)),
+      slot_(std::move(slot)),
+      tokens_(state_->config().rate_burst),
+      close_timer_(ws_.get_executor()) {
+  state_->metrics().connections.fetch_add(1);
+  state_->metrics().connections_total.fetch_add(1);
+}
+
+template <class Stream>
+WsSession<Stream>::~WsSession() {
+  state_->metrics().connections.fetch_sub(1);
+  state_->unregister_connection(this);
+}
+
+template <class Stream>
+void WsSession<Stream>::run(beast::http::request<beast::http::string_body> request) {
+  const ServerConfig& config = state_->config();
+  // The TCP stream's own timer stops here; the WebSocket timeouts take over.
+  beast::get_lowest_layer(ws_).expires_never();
+  websocket::stream_base::timeout timeouts;
+  timeouts.handshake_timeout = config.handshake_timeout;
+  // Beast pings after half the idle time of silence and closes after the whole of it.
+  timeouts.idle_timeout = config.dead_after;
+  timeouts.keep_alive_pings = true;
+  ws_.set_option(timeouts);
+  ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
+    response.set(beast::http::field::server, "parlor");
+  }));
+  ws_.read_message_max(config.max_message_bytes);
+  ws_.auto_fragment(false);
+  client_.connection = this->shared_from_this();
+  state_->register_connection(client_.connection);
+  ws_.async_accept(request,
+                   beast::bind_front_handler(&WsSession::on_accept, this->shared_from_this()));
+}
+
+template <class Stream>
+void WsSession<Stream>::on_accept(beast::error_code ec) {
+  if (ec) return finish();
+  ws_.text(true);
+  do_read();
+}
+
+template <class Stream>
+void WsSession<Stream>::do_read() {
+  ws_.async_read(buffer_,
+                 beast::bind_front_handler(&WsSession::on_read, this->shared_from_this()));
+}
+
+template <class Stream>
+void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
+  if (ec) {
+    // message_too_big: Beast has already sent close 1009; other errors end the session.
+    return finish();
+  }
+  const auto received = Clock::now();
+  state_->metrics().bytes_in.fetch_add(bytes, std::memory_order_relaxed);
+  const std::string_view frame(static_cast<const char*>(buffer_.data().data()),
+                               buffer_.data().size());
+  if (!take_rate_token()) {
+    buffer_.consume(buffer_.size());
+    if (++strikes_ > state_->config().rate_strikes_before_close) {
+      return do_close(websocket::close_code::policy_error, "rate limit exceeded repeatedly");
+    }
+    state_->metrics().count_reject("rate_limited");
+    enqueue(make_frame(protocol::encode_error(
+        nullptr, "rate_limited", "too many messages; slow down (request dropped)")));
+    return do_read();
+  }
+  auto decoded = protocol::decode_request(frame, state_->limits());
+  buffer_.consume(buffer_.size());
+  if (auto* error = std::get_if<protocol::DecodeError>(&decoded)) {
+    state_->metrics().count_reject(std::string(protocol::wire_name(error->code)));
+    enqueue(make_frame(protocol::encode_error(error->id, error->code, error->message)));
+  } else {
+    state_->handle(client_, std::move(std::get<protocol::Request>(decoded)), received);
+  }
+  if (!closing_) do_read();
+}
+
+template <class Stream>
+bool WsSession<Stream>::take_rate_token() {
+  const auto now = Clock::now();
+  const double elapsed = std::chrono::duration<double>(now - last_refill_).count();
+  last_refill_ = now;
+  const ServerConfig& config = state_->config();
+  tokens_ = std::min(config.rate_burst, tokens_ + elapsed * config.rate_per_second);
+  if (tokens_ < 1.0) return false;
+  tokens_ -= 1.0;
+  return true;
+}
+
+template <class Stream>
+void WsSession<Stream>::send(Frame frame) {
+  net::dispatch(ws_.get_executor(), [self = this->shared_from_this(), frame = std::move(frame)] {
+    self->enqueue(frame);
+  });
+}
+
+template <class Stream>
+void WsSession<Stream>::enqueue(Frame frame) {
+  if (closing_) {
+    state_->metrics().frames_dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  const ServerConfig& config = state_->config();
+  if (queue_.size() + 1 > config.max_queue_messages ||
+      queued_bytes_ + frame->size() > config.max_queue_bytes) {
+    // The room never waits for a socket: a client that cannot keep up is closed.
+    state_->metrics().slow_consumers_closed.fetch_add(1, std::memory_order_relaxed);
+    state_->metrics().frames_dropped.fetch_add(queue_.size() + 1, std::memory_order_relaxed);
+    return do_close(websocket::close_code::policy_error, "slow consumer: outbound queue full");
+  }
+  queued_bytes_ += frame->size();
+  state_->metrics().bytes_out.fetch_add(frame->size(), std::memory_order_relaxed);
+  queue_.push_back(std::move(frame));
+  if (!writing_) do_write();
+}
+
+template <class Stream>
+void WsSession<Stream>::do_write() {
+  writing_ = true;
+  ws_.async_write(net::buffer(*queue_.front()),
+                  beast::bind_front_handler(&WsSession::on_write, this->shared_from_this()));
+}
+
+template <class Stream>
+void WsSession<Stream>::on_write(beast::error_code ec, std::size_t) {
+  writing_ = false;
+  if (queue_.empty()) return;  // cleared by a close
+  queued_bytes_ -= queue_.front()->size();
+  queue_.pop_front();
+  if (ec) return finish();
+  if (!queue_.empty() && !closing_) do_write();
+}
+
+template <class Stream>
+void WsSession<Stream>::close(std::uint16_t code, std::string reason) {
+  net::dispatch(ws_.get_executor(), [self = this->shared_from_this(), code,
+                                     reason = std::move(reason)]() mutable {
+    self->do_close(code, std::move(reason));
+  });
+}
+
+template <class Stream>
+void WsSession<Stream>::do_close(std::uint16_t code, std::string reason) {
+  if (closing_) return;
+  closing_ = true;
+  if (!writing_) {
+    queue_.clear();
+    queued_bytes_ = 0;
+  }
+  // A peer that does not read will not complete the close handshake either: give it a
+  // moment, then drop the TCP connection.
+  close_timer_.expires_after(std::chrono::seconds(2));
+  close_timer_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
+    if (!ec) beast::get_lowest_layer(self->ws_).close();
+  });
+  websocket::close_reason why;
+  why.code = code;
+  why.reason = reason.substr(0, 120);  // a close frame's payload is at most 125 bytes
+  ws_.async_close(why, [self = this->shared_from_this()](beast::error_code) { self->finish(); });
+}
+
+template <class Stream>
+void WsSession<Stream>::finish() {
+  if (finished_) return;
+  finished_ = true;
+  closing_ = true;
+  close_timer_.cancel();
+  state_->disconnected(client_);
+  client_.connection.reset();  // breaks the session -> context -> session cycle
+  state_->unregister_connection(this);
+}
+
+template class WsSession<PlainStream>;
+template class WsSession<TlsStream>;
+
+}  // namespace parlor::server

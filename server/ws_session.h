@@ -1,0 +1,65 @@
+// One WebSocket client: a read loop, a bounded outbound queue with one write in
+// flight, a token-bucket rate limit, and keep-alive pings — all on the session's
+// strand. Templated over the stream so plain and TLS connections share the code
+// (instantiated in ws_session.cpp for both).
+#pragma once
+
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/websocket/stream.hpp>
+
+#include <deque>
+#include <memory>
+
+#include "server/connection.h"
+#include "server/ip_limiter.h"
+#include "server/net.h"
+#include "server/server_state.h"
+
+namespace parlor::server {
+
+template <class Stream>
+class WsSession final : public Connection, public std::enable_shared_from_this<WsSession<Stream>> {
+ public:
+  WsSession(Stream&& stream, std::shared_ptr<ServerState> state,
+            std::unique_ptr<IpLimiter::Slot> slot);
+  ~WsSession() override;
+
+  // Completes the WebSocket handshake for an upgrade request already read.
+  void run(beast::http::request<beast::http::string_body> request);
+
+  void send(Frame frame) override;
+  void close(std::uint16_t code, std::string reason) override;
+
+ private:
+  void on_accept(beast::error_code ec);
+  void do_read();
+  void on_read(beast::error_code ec, std::size_t bytes);
+  bool take_rate_token();
+  void enqueue(Frame frame);
+  void do_write();
+  void on_write(beast::error_code ec, std::size_t bytes);
+  void do_close(std::uint16_t code, std::string reason);
+  void finish();
+
+  beast::websocket::stream<Stream> ws_;
+  std::shared_ptr<ServerState> state_;
+  std::unique_ptr<IpLimiter::Slot> slot_;
+  beast::flat_buffer buffer_;
+  ClientContext client_;
+  std::deque<Frame> queue_;
+  std::size_t queued_bytes_ = 0;
+  bool writing_ = false;
+  bool closing_ = false;
+  bool finished_ = false;
+  double tokens_;
+  Clock::time_point last_refill_ = Clock::now();
+  int strikes_ = 0;
+  net::steady_timer close_timer_;
+};
+
+extern template class WsSession<PlainStream>;
+extern template class WsSession<TlsStream>;
+
+}  // namespace parlor::server
