@@ -1,0 +1,242 @@
+// Abuse and limits over a real socket: malformed frames keep the connection open, oversize
+// frames close it with 1009, floods get rate_limited then 1008, a slow consumer is closed
+// while its table plays on, and shutdown closes everyone with 1001.
+#include <gtest/gtest.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "games/registry.h"
+#include "tests/support/game_driver.h"
+#include "tests/support/server_fixture.h"
+
+namespace parlor::testing {
+namespace {
+
+TEST(Limits, MalformedFramesGetBadRequestAndTheConnectionStays) {
+  ServerFixture server;
+  auto client = server.player("alice");
+  const std::vector<std::string> frames = {
+      "not json", "[1,2,3]", "{\"type\":42}", "{\"type\":\"warp\"}", "",
+      std::string(40, '[') + std::string(40, ']'),
+      "{\"type\":\"join_room\",\"room\":5}",
+      "{\"type\":\"create_room\",\"kind\":\"bigtwo\",\"seats\":1e300}",
+      "{\"type\":\"chat\",\"room\":\"x\",\"text\":\"\\ud800\"}",
+  };
+  for (const std::string& frame : frames) {
+    client->send_text(frame);
+    auto reply = client->next();
+    ASSERT_TRUE(reply) << frame;
+    EXPECT_EQ((*reply)["type"], "error") << frame;
+    EXPECT_EQ((*reply)["code"], "bad_request") << frame;
+    EXPECT_FALSE((*reply)["message"].get<std::string>().empty());
+  }
+  EXPECT_EQ(client->request({{"type", "ping"}})["type"], "pong");
+}
+
+// RFC 6455 8.1: a text frame that is not UTF-8 fails the WebSocket connection (1007);
+// the JSON decoder's own UTF-8 checks are covered by the protocol unit tests.
+TEST(Limits, InvalidUtf8TextFrameClosesWith1007) {
+  ServerFixture server;
+  auto client = server.player("alice");
+  client->send_text("{\"type\":\"chat\",\"room\":\"x\",\"text\":\"\xff\xfe\"}");
+  ASSERT_TRUE(client->wait_closed());
+  EXPECT_EQ(client->close_code(), 1007);
+  auto other = server.player("bob");
+  EXPECT_EQ(other->request({{"type", "ping"}})["type"], "pong");
+}
+
+TEST(Limits, DeepNestingIsRefusedCheaply) {
+  ServerFixture server;
+  auto client = server.player("alice");
+  // Deep enough to crash a recursive copy, small enough for the 16 KiB frame limit.
+  client->send_text("{\"type\":\"ping\",\"x\":" + std::string(8000, '[') + std::string(8000, ']') + "}");
+  auto reply = client->next();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["code"], "bad_request");
+  EXPECT_EQ(client->request({{"type", "ping"}})["type"], "pong");
+}
+
+TEST(Limits, OversizeFrameClosesWith1009) {
+  ServerFixture server;
+  auto client = server.player("alice");
+  client->send_text("{\"type\":\"chat\",\"text\":\"" + std::string(20000, 'a') + "\"}");
+  ASSERT_TRUE(client->wait_closed());
+  EXPECT_EQ(client->close_code(), 1009);
+  // The server keeps serving others.
+  auto other = server.player("bob");
+  EXPECT_EQ(other->request({{"type", "ping"}})["type"], "pong");
+}
+
+TEST(Limits, FloodGetsRateLimitedThenClosed) {
+  auto config = ServerFixture::test_config();
+  config.rate_per_second = 5;
+  config.rate_burst = 10;
+  config.rate_strikes_before_close = 20;
+  ServerFixture server(config);
+  auto client = server.player("alice");
+  for (int i = 0; i < 100; ++i) client->send({{"type", "ping"}});
+  int pongs = 0;
+  int limited = 0;
+  while (auto frame = client->next(std::chrono::seconds(3))) {
+    if ((*frame)["type"] == "pong") ++pongs;
+    if ((*frame).value("code", "") == "rate_limited") ++limited;
+  }
+  EXPECT_GE(pongs, 8);
+  EXPECT_LE(pongs, 12);
+  EXPECT_GE(limited, 1);
+  ASSERT_TRUE(client->closed());
+  EXPECT_EQ(client->close_code(), 1008);
+  auto other = server.player("bob");
+  EXPECT_EQ(other->request({{"type", "ping"}})["type"], "pong");
+}
+
+TEST(Limits, SlowConsumerIsClosedWhileTheTablePlaysOn) {
+  auto config = ServerFixture::test_config();
+  config.max_queue_messages = 16;
+  ServerFixture server(config);
+  // A spectator that asks for a lot and never reads.
+  auto slow = server.player("slow");
+  std::vector<std::unique_ptr<TestClient>> players;
+  for (int s = 0; s < 2; ++s) players.push_back(server.player("p" + std::to_string(s)));
+  const Json created = players[0]->request(
+      {{"type", "create_room"}, {"kind", "bigtwo"}, {"seats", 2}, {"options", {{"seed", 8}}}});
+  const std::string room = created["room"];
+  ASSERT_EQ(players[1]->request({{"type", "join_room"}, {"room", room}})["type"], "joined");
+  ASSERT_EQ(slow->request({{"type", "watch_room"}, {"room", room}})["type"], "watching");
+  for (int i = 0; i < 4000; ++i) slow->send({{"type", "list_games"}});
+  ASSERT_EQ(players[0]->request({{"type", "start"}, {"room", room}})["type"], "ok");
+  for (auto& p : players) ASSERT_TRUE(p->next_of("state"));
+  std::string error;
+  auto mirror = create_game(*find_game("bigtwo"), Json::object(), 2, 8, nullptr, error);
+  DriveResult result = drive_game({players[0].get(), players[1].get()}, {}, room, *mirror, 0, 8);
+  EXPECT_EQ(result.failure, "");
+  EXPECT_TRUE(result.finished);
+  ASSERT_TRUE(slow->wait_closed(std::chrono::seconds(20)));
+  EXPECT_EQ(slow->close_code(), 1008);
+  EXPECT_NE(slow->close_reason().find("slow consumer"), std::string::npos);
+}
+
+TEST(Limits, GracefulShutdownClosesWith1001) {
+  auto server = std::make_unique<ServerFixture>();
+  auto a = server->player("alice");
+  auto b = server->player("bob");
+  server->server().stop();
+  for (TestClient* c : {a.get(), b.get()}) {
+    ASSERT_TRUE(c->wait_closed());
+    EXPECT_EQ(c->close_code(), 1001);
+  }
+}
+
+// A raw HTTP exchange, so the request target reaches the server exactly as written.
+std::string http_get(unsigned short port, const std::string& request) {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket socket(io);
+  socket.connect({boost::asio::ip::make_address("127.0.0.1"), port});
+  boost::asio::write(socket, boost::asio::buffer(request));
+  std::string response;
+  boost::system::error_code ec;
+  std::array<char, 4096> chunk{};
+  while (true) {
+    const std::size_t n = socket.read_some(boost::asio::buffer(chunk), ec);
+    response.append(chunk.data(), n);
+    if (ec) break;
+  }
+  return response;
+}
+
+TEST(Http, EndpointsStaticFilesAndTraversal) {
+  const auto dir = std::filesystem::temp_directory_path() / "parlor-static-test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "index.html") << "<!doctype html><title>Parlor</title>";
+  std::ofstream(dir / "app.js") << "console.log(1)";
+  auto config = ServerFixture::test_config();
+  config.static_dir = dir.string();
+  ServerFixture server(config);
+  auto get = [&](const std::string& target, const std::string& method = "GET") {
+    return http_get(server.port(),
+                    method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  };
+  EXPECT_NE(get("/healthz").find("200 OK"), std::string::npos);
+  EXPECT_NE(get("/readyz").find("200 OK"), std::string::npos);
+  const std::string metrics = get("/metrics");
+  EXPECT_NE(metrics.find("parlor_connections "), std::string::npos);
+  EXPECT_NE(metrics.find("parlor_move_latency_seconds_bucket"), std::string::npos);
+  EXPECT_NE(metrics.find("parlor_rooms{status=\"playing\"}"), std::string::npos);
+  EXPECT_NE(get("/api/games").find("\"bigtwo\""), std::string::npos);
+  EXPECT_NE(get("/api/rooms").find("\"rooms\""), std::string::npos);
+  const std::string index = get("/");
+  EXPECT_NE(index.find("text/html"), std::string::npos);
+  EXPECT_NE(index.find("<title>Parlor</title>"), std::string::npos);
+  EXPECT_NE(get("/app.js").find("text/javascript"), std::string::npos);
+  EXPECT_NE(get("/missing.css").find("404"), std::string::npos);
+  for (const char* evil : {"/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/..%2f..%2fetc"}) {
+    const std::string response = get(evil);
+    EXPECT_EQ(response.find("root:"), std::string::npos) << evil;
+    EXPECT_NE(response.find("400"), std::string::npos) << evil;
+  }
+  EXPECT_NE(get("/", "POST").find("405"), std::string::npos);
+  const std::string head = get("/healthz", "HEAD");
+  EXPECT_NE(head.find("200 OK"), std::string::npos);
+  EXPECT_EQ(head.find("\r\n\r\nok"), std::string::npos);
+  // An oversized header is refused without taking the server down.
+  get("/healthz\r\nX-Big: " + std::string(20000, 'a'));
+  EXPECT_NE(get("/healthz").find("200 OK"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Http, OriginAllowlist) {
+  auto config = ServerFixture::test_config();
+  config.allowed_origins = {"https://parlor.example"};
+  ServerFixture server(config);
+  EXPECT_THROW(server.connect({.tls = false, .origin = "https://evil.example"}),
+               std::exception);
+  auto ok = server.connect({.tls = false, .origin = "https://parlor.example"});
+  EXPECT_EQ(ok->hello("alice")["type"], "welcome");
+}
+
+TEST(Tls, PlaysAGameOverWss) {
+  const auto dir = std::filesystem::temp_directory_path() / "parlor-tls-test";
+  std::filesystem::create_directories(dir);
+  const std::string cert = (dir / "cert.pem").string();
+  const std::string key = (dir / "key.pem").string();
+  const std::string command =
+      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -keyout " + key +
+      " -out " + cert + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << "openssl could not make a certificate";
+  auto config = ServerFixture::test_config();
+  config.tls_cert = cert;
+  config.tls_key = key;
+  ServerFixture server(config);
+  std::vector<std::unique_ptr<TestClient>> players;
+  for (int s = 0; s < 2; ++s) {
+    players.push_back(server.connect({.tls = true, .origin = ""}));
+    ASSERT_EQ(players.back()->hello("p" + std::to_string(s))["type"], "welcome");
+  }
+  const Json created = players[0]->request(
+      {{"type", "create_room"}, {"kind", "bigtwo"}, {"seats", 2}, {"options", {{"seed", 4}}}});
+  const std::string room = created["room"];
+  ASSERT_EQ(players[1]->request({{"type", "join_room"}, {"room", room}})["type"], "joined");
+  ASSERT_EQ(players[0]->request({{"type", "start"}, {"room", room}})["type"], "ok");
+  for (auto& p : players) ASSERT_TRUE(p->next_of("state"));
+  std::string error;
+  auto mirror = create_game(*find_game("bigtwo"), Json::object(), 2, 4, nullptr, error);
+  DriveResult result = drive_game({players[0].get(), players[1].get()}, {}, room, *mirror, 0, 4);
+  EXPECT_EQ(result.failure, "");
+  EXPECT_TRUE(result.finished);
+  // Plain HTTP still works on the same port.
+  EXPECT_NE(http_get(server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                .find("200 OK"),
+            std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace parlor::testing
