@@ -1,0 +1,93 @@
+// Client requests of protocol v1, one struct per `type`, as the decoder hands
+// them to the server: already checked for shape, types, ranges and lengths, so
+// the server only decides whether the request is allowed, never whether it is
+// well formed. Field names follow the wire names.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "games/core/game.h"
+
+namespace parlor::protocol {
+
+// {"type":"hello","name":N,"token":T,"protocol":1}: at least one of name and token.
+struct Hello {
+  std::optional<std::string> name;   // trimmed, 1..max_name_bytes, no control characters
+  std::optional<std::string> token;  // a secret: never log it or echo it
+  int protocol = 1;                  // any non-negative int; the server checks it is supported
+};
+
+struct ListGames {};
+struct ListRooms {};
+
+struct CreateRoom {
+  std::string kind;
+  std::optional<int> seats;       // absent: the game's default; the game checks its own range
+  Json options = Json::object();  // always an object (absent or null became {})
+};
+
+struct JoinRoom {
+  std::string room;
+  std::optional<int> seat;  // absent: the first free seat
+};
+
+struct WatchRoom {
+  std::string room;
+};
+
+struct LeaveRoom {
+  std::string room;
+};
+
+struct AddBot {
+  std::string room;
+  int seat = 0;
+  std::string strategy = "random";
+};
+
+// Starts the game, or a rematch in a finished room.
+struct Start {
+  std::string room;
+};
+
+struct Chat {
+  std::string room;
+  std::string text;  // trimmed, 1..max_chat_bytes, no control characters but tab and newline
+};
+
+struct Ping {};
+
+// The seat the move is for comes from the connection, never from the message.
+struct Move {
+  std::string room;
+  Json move = Json::object();       // always an object; the engine validates the rest
+  std::optional<std::int64_t> seq;  // the state the client acted on, for stale_state
+};
+
+struct LegalMoves {
+  std::string room;
+};
+
+// Reserved for replays: a room's moves as `seat` saw them (absent: the spectator view).
+// The server may answer not_allowed until replays exist.
+struct GetReplay {
+  std::string room;
+  std::optional<int> seat;
+};
+
+using Command = std::variant<Hello, ListGames, ListRooms, CreateRoom, JoinRoom, WatchRoom,
+                             LeaveRoom, AddBot, Start, Chat, Ping, Move, LegalMoves, GetReplay>;
+
+// The wire `type` of a command, e.g. "create_room": for logs and per-type metrics.
+std::string_view command_name(const Command& command);
+
+struct Request {
+  Json id;  // the client's id (string or integer), null when absent; replies echo it as `re`
+  Command command;
+};
+
+}  // namespace parlor::protocol

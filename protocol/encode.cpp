@@ -1,0 +1,199 @@
+#include "protocol/encode.h"
+
+#include <utility>
+
+namespace parlor::protocol {
+namespace {
+
+// A reply: {"type":TYPE} plus "re" when the request had an id.
+Json reply(const char* type, const Json& re) {
+  Json message = {{"type", type}};
+  attach_re(message, re);
+  return message;
+}
+
+void append_string(std::string& out, std::string_view text) {
+  out += to_wire(Json(std::string(text)));
+}
+
+}  // namespace
+
+std::string_view wire_name(RoomStatus status) {
+  switch (status) {
+    case RoomStatus::kWaiting:
+      return "waiting";
+    case RoomStatus::kPlaying:
+      return "playing";
+    case RoomStatus::kFinished:
+      return "finished";
+  }
+  return "waiting";  // only through a cast of an out-of-range integer
+}
+
+Json room_summary_json(const RoomSummary& room) {
+  Json seats = Json::array();
+  for (std::size_t index = 0; index < room.seats.size(); ++index) {
+    const std::optional<SeatSummary>& seat = room.seats[index];
+    if (!seat) {
+      seats.push_back(nullptr);
+      continue;
+    }
+    seats.push_back({{"seat", index},
+                     {"player", seat->player},
+                     {"name", seat->name},
+                     {"bot", seat->bot},
+                     {"connected", seat->connected}});
+  }
+  Json message = {{"type", "room"},
+                  {"room", room.room},
+                  {"kind", room.kind},
+                  {"status", std::string(wire_name(room.status))},
+                  {"seats", std::move(seats)},
+                  {"spectators", room.spectators}};
+  if (!room.options.is_null()) message["options"] = room.options;
+  return message;
+}
+
+std::string to_wire(const Json& message) {
+  return message.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+void attach_re(Json& message, const Json& re) {
+  if (!re.is_null()) message["re"] = re;
+}
+
+std::string encode_welcome(const Json& re, std::string_view player, std::string_view token,
+                           int protocol) {
+  Json message = reply("welcome", re);
+  message["player"] = std::string(player);
+  message["token"] = std::string(token);
+  message["protocol"] = protocol;
+  return to_wire(message);
+}
+
+std::string encode_error(const Json& re, ErrorCode code, std::string_view message) {
+  return encode_error(re, wire_name(code), message);
+}
+
+std::string encode_error(const Json& re, std::string_view code, std::string_view message) {
+  Json error = reply("error", re);
+  error["code"] = std::string(code);
+  error["message"] = std::string(message);
+  return to_wire(error);
+}
+
+std::string encode_error(const DecodeError& error) {
+  return encode_error(error.id, error.code, error.message);
+}
+
+std::string encode_games(const Json& re, const std::vector<GameInfo>& games) {
+  Json list = Json::array();
+  for (const GameInfo& info : games) list.push_back(game_info_json(info));
+  Json message = reply("games", re);
+  message["games"] = std::move(list);
+  return to_wire(message);
+}
+
+std::string encode_rooms(const Json& re, const std::vector<RoomSummary>& rooms) {
+  Json list = Json::array();
+  for (const RoomSummary& room : rooms) list.push_back(room_summary_json(room));
+  Json message = reply("rooms", re);
+  message["rooms"] = std::move(list);
+  return to_wire(message);
+}
+
+std::string encode_room_created(const Json& re, std::string_view room) {
+  Json message = reply("room_created", re);
+  message["room"] = std::string(room);
+  return to_wire(message);
+}
+
+std::string encode_joined(const Json& re, std::string_view room, int seat) {
+  Json message = reply("joined", re);
+  message["room"] = std::string(room);
+  message["seat"] = seat;
+  return to_wire(message);
+}
+
+std::string encode_watching(const Json& re, std::string_view room) {
+  Json message = reply("watching", re);
+  message["room"] = std::string(room);
+  return to_wire(message);
+}
+
+std::string encode_left(const Json& re, std::string_view room) {
+  Json message = reply("left", re);
+  message["room"] = std::string(room);
+  return to_wire(message);
+}
+
+std::string encode_ok(const Json& re, std::optional<std::int64_t> seq) {
+  Json message = reply("ok", re);
+  if (seq) message["seq"] = *seq;
+  return to_wire(message);
+}
+
+std::string encode_pong(const Json& re) { return to_wire(reply("pong", re)); }
+
+std::string encode_legal_moves(const Json& re, std::string_view room, const Json& moves) {
+  Json message = reply("legal_moves", re);
+  message["room"] = std::string(room);
+  message["moves"] = moves;
+  return to_wire(message);
+}
+
+std::string encode_room(const RoomSummary& room, std::optional<int> you) {
+  Json message = room_summary_json(room);
+  message["you"] = you ? Json(*you) : Json(nullptr);
+  return to_wire(message);
+}
+
+std::string encode_chat(std::string_view room, std::string_view player, std::string_view name,
+                        std::string_view text) {
+  const Json message = {{"type", "chat"},
+                        {"room", std::string(room)},
+                        {"player", std::string(player)},
+                        {"name", std::string(name)},
+                        {"text", std::string(text)}};
+  return to_wire(message);
+}
+
+std::string encode_game_over(std::string_view room, const Json& result) {
+  std::string out = R"({"type":"game_over","room":)";
+  append_string(out, room);
+  out += R"(,"result":)";
+  out += to_wire(result);
+  out += '}';
+  return out;
+}
+
+std::string encode_state(std::string_view room, std::int64_t seq, const Json& view,
+                         const Json& to_act, const Json& prompt, const Json& events,
+                         std::optional<std::int64_t> deadline_ms) {
+  // Each part is serialized once and appended; the view's text is by far the largest.
+  const std::string view_text = to_wire(view);
+  const std::string prompt_text = to_wire(prompt);
+  const std::string events_text = to_wire(events);
+  std::string out;
+  out.reserve(view_text.size() + prompt_text.size() + events_text.size() + room.size() + 128);
+  out += R"({"type":"state","room":)";
+  append_string(out, room);
+  out += R"(,"seq":)";
+  out += std::to_string(seq);
+  out += R"(,"view":)";
+  out += view_text;
+  out += R"(,"to_act":)";
+  out += to_wire(to_act);
+  out += R"(,"prompt":)";
+  out += prompt_text;
+  out += R"(,"events":)";
+  out += events_text;
+  if (deadline_ms) {
+    out += R"(,"deadline_ms":)";
+    out += std::to_string(*deadline_ms);
+  }
+  out += '}';
+  return out;
+}
+
+}  // namespace parlor::protocol

@@ -1,0 +1,105 @@
+// Server messages of protocol v1, each built exactly as protocol/PROTOCOL.md
+// shows it and returned as the text of one WebSocket frame.
+//
+// Replies take `re`, the id of the request they answer: when it is not null the
+// message carries `"re": ID`, otherwise no `re` at all. Pushes (room, state,
+// chat, game_over) never carry one.
+//
+// Every encoder serializes with a replacing error handler: a string that is not
+// valid UTF-8 (a name from an old log, a bug in an engine message) becomes U+FFFD
+// instead of making dump() throw in the middle of a broadcast.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "games/core/game.h"
+#include "games/core/game_info.h"
+#include "protocol/decode.h"
+#include "protocol/error_code.h"
+
+namespace parlor::protocol {
+
+enum class RoomStatus { kWaiting, kPlaying, kFinished };
+
+// "waiting", "playing" or "finished".
+std::string_view wire_name(RoomStatus status);
+
+struct SeatSummary {
+  std::string player;  // player id (never the token)
+  std::string name;
+  bool bot = false;
+  bool connected = true;
+};
+
+// ROOM_SUMMARY: one entry of `rooms`, and the body of the `room` push.
+struct RoomSummary {
+  std::string room;
+  std::string kind;
+  RoomStatus status = RoomStatus::kWaiting;
+  std::vector<std::optional<SeatSummary>> seats;  // one per seat; nullopt: the seat is free
+  int spectators = 0;
+  // The normalized options (defaults filled in), so the lobby can show variants. Omitted
+  // from the wire when null.
+  Json options = Json::object();
+};
+
+// {"type":"room","room":..,"kind":..,"status":..,"seats":[..],"spectators":N,"options":{..}}
+Json room_summary_json(const RoomSummary& room);
+
+// Serializes one message the way every encoder here does: compact, never throwing on
+// invalid UTF-8. For messages built elsewhere.
+std::string to_wire(const Json& message);
+
+// Adds "re": re to `message` unless re is null.
+void attach_re(Json& message, const Json& re);
+
+// ---- Replies ----
+
+std::string encode_welcome(const Json& re, std::string_view player, std::string_view token,
+                           int protocol);
+
+// {"type":"error","re":ID,"code":CODE,"message":TEXT}. The string overload forwards the
+// game-specific codes engines return (e.g. "must_include_lowest") unchanged.
+std::string encode_error(const Json& re, ErrorCode code, std::string_view message);
+std::string encode_error(const Json& re, std::string_view code, std::string_view message);
+// The reply to a frame decode_request refused.
+std::string encode_error(const DecodeError& error);
+
+// {"type":"games","games":[game_info_json(...)...]}
+std::string encode_games(const Json& re, const std::vector<GameInfo>& games);
+// {"type":"rooms","rooms":[ROOM_SUMMARY...]}
+std::string encode_rooms(const Json& re, const std::vector<RoomSummary>& rooms);
+std::string encode_room_created(const Json& re, std::string_view room);
+std::string encode_joined(const Json& re, std::string_view room, int seat);
+std::string encode_watching(const Json& re, std::string_view room);
+std::string encode_left(const Json& re, std::string_view room);
+// {"type":"ok"}; a move's reply adds the new state's "seq".
+std::string encode_ok(const Json& re, std::optional<std::int64_t> seq = std::nullopt);
+std::string encode_pong(const Json& re);
+// {"type":"legal_moves","room":ID,"moves":[MOVE...]}
+std::string encode_legal_moves(const Json& re, std::string_view room, const Json& moves);
+
+// ---- Pushes ----
+
+// The room push: the summary plus "you", the receiver's seat (null for a spectator).
+std::string encode_room(const RoomSummary& room, std::optional<int> you);
+std::string encode_chat(std::string_view room, std::string_view player, std::string_view name,
+                        std::string_view text);
+// {"type":"game_over","room":ID,"result":{"scores":[...],"winners":[...],...}}
+std::string encode_game_over(std::string_view room, const Json& result);
+
+// {"type":"state","room":ID,"seq":N,"view":VIEW,"to_act":[SEATS],"prompt":P,"events":[...]}
+// plus "deadline_ms" (milliseconds left on the turn timer when the frame was made) when a
+// timer runs. This is the hot path, one call per seated player per move, so the frame is
+// written piece by piece and `view` is serialized straight from the engine's tree, never
+// copied into a bigger one. `to_act` accepts a std::vector<Seat>; `prompt` is null for
+// spectators and seats not in to_act.
+std::string encode_state(std::string_view room, std::int64_t seq, const Json& view,
+                         const Json& to_act, const Json& prompt, const Json& events,
+                         std::optional<std::int64_t> deadline_ms = std::nullopt);
+
+}  // namespace parlor::protocol

@@ -1,0 +1,70 @@
+#include "protocol/error_code.h"
+
+namespace parlor::protocol {
+
+std::string_view wire_name(ErrorCode code) {
+  // A switch without default: adding an enumerator without a name is a -Wswitch warning.
+  switch (code) {
+    case ErrorCode::kBadRequest:
+      return "bad_request";
+    case ErrorCode::kHelloRequired:
+      return "hello_required";
+    case ErrorCode::kUnsupportedProtocol:
+      return "unsupported_protocol";
+    case ErrorCode::kInvalidToken:
+      return "invalid_token";
+    case ErrorCode::kUnknownGame:
+      return "unknown_game";
+    case ErrorCode::kBadOptions:
+      return "bad_options";
+    case ErrorCode::kNoSuchRoom:
+      return "no_such_room";
+    case ErrorCode::kRoomFull:
+      return "room_full";
+    case ErrorCode::kSeatTaken:
+      return "seat_taken";
+    case ErrorCode::kNotSeated:
+      return "not_seated";
+    case ErrorCode::kNotStarted:
+      return "not_started";
+    case ErrorCode::kAlreadyStarted:
+      return "already_started";
+    case ErrorCode::kGameOver:
+      return "game_over";
+    case ErrorCode::kNotYourTurn:
+      return "not_your_turn";
+    case ErrorCode::kIllegalMove:
+      return "illegal_move";
+    case ErrorCode::kCardNotHeld:
+      return "card_not_held";
+    case ErrorCode::kMustFollowSuit:
+      return "must_follow_suit";
+    case ErrorCode::kDoesNotBeat:
+      return "does_not_beat";
+    case ErrorCode::kWrongCombination:
+      return "wrong_combination";
+    case ErrorCode::kStaleState:
+      return "stale_state";
+    case ErrorCode::kRateLimited:
+      return "rate_limited";
+    case ErrorCode::kTooManyRooms:
+      return "too_many_rooms";
+    case ErrorCode::kNotAllowed:
+      return "not_allowed";
+    case ErrorCode::kUnknownStrategy:
+      return "unknown_strategy";
+    case ErrorCode::kInternalError:
+      return "internal_error";
+  }
+  // Only reachable through a cast of an out-of-range integer.
+  return "internal_error";
+}
+
+std::optional<ErrorCode> error_code_from_wire(std::string_view name) {
+  for (ErrorCode code : kAllErrorCodes) {
+    if (wire_name(code) == name) return code;
+  }
+  return std::nullopt;
+}
+
+}  // namespace parlor::protocol
