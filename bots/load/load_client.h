@@ -1,0 +1,90 @@
+// One simulated player of parlor-load: an asynchronous WebSocket client that says hello,
+// takes its seat (seat 0 creates the room and starts it), and answers every prompt with a
+// random legal move after a think time, measuring move-to-own-state latency.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "games/core/game.h"
+#include "games/core/rng.h"
+
+namespace parlor::load {
+
+using Clock = std::chrono::steady_clock;
+
+struct LoadStats {
+  std::int64_t moves = 0;
+  std::int64_t states = 0;
+  std::int64_t games = 0;
+  std::int64_t connected = 0;
+  std::int64_t reconnects = 0;
+  std::map<std::string, std::int64_t> errors;  // by code
+  std::vector<std::int64_t> latencies_us;      // move sent -> own state with the new seq
+};
+
+// The seats of one room, sharing the room id once seat 0 has created it.
+struct RoomPlan {
+  std::string kind;
+  int seats = 4;
+  std::string room;
+  Json options = Json::object();
+  // Seats that said hello before the room existed, to be told when it does.
+  std::vector<std::function<void()>> waiting;
+};
+
+struct LoadSettings {
+  std::string host = "127.0.0.1";
+  std::string port = "8080";
+  std::string path = "/ws";
+  std::chrono::milliseconds think{0};
+  Clock::time_point stop_at;
+};
+
+class LoadClient : public std::enable_shared_from_this<LoadClient> {
+ public:
+  LoadClient(boost::asio::io_context& io, const LoadSettings& settings,
+             std::shared_ptr<RoomPlan> plan, int seat, std::uint64_t seed, LoadStats& stats);
+  void start(const boost::asio::ip::tcp::resolver::results_type& endpoints);
+  void stop();
+
+ private:
+  void on_connect(boost::beast::error_code ec);
+  void on_handshake(boost::beast::error_code ec);
+  void send(std::string text);
+  void do_write();
+  void do_read();
+  void on_read(boost::beast::error_code ec, std::size_t bytes);
+  void handle(const Json& message);
+  void act(const Json& state);
+  void fail(const std::string& what);
+
+  boost::asio::io_context& io_;
+  const LoadSettings& settings_;
+  std::shared_ptr<RoomPlan> plan_;
+  int seat_;
+  Rng rng_;
+  LoadStats& stats_;
+  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  boost::beast::flat_buffer buffer_;
+  std::deque<std::string> outbox_;
+  bool writing_ = false;
+  boost::asio::steady_timer think_timer_;
+  std::int64_t pending_seq_ = -1;  // the seq our move will create; -1 when none in flight
+  Clock::time_point sent_at_{};
+  bool stopped_ = false;
+  void join();
+};
+
+}  // namespace parlor::load
