@@ -30,9 +30,13 @@ std::optional<Card> parse_card(std::string_view text, std::string* error) {
     if (error) *error = std::move(message);
     return std::nullopt;
   };
-  // Quote at most a short prefix so an abusive string never ends up in a message in full.
+  // Quote a short, printable-ASCII prefix: an abusive string never ends up in a message in
+  // full, and a cut multi-byte character can never make the message invalid UTF-8.
   auto quoted = [&] {
-    return "\"" + std::string(text.substr(0, 8)) + (text.size() > 8 ? "...\"" : "\"");
+    std::string out = "\"";
+    for (char c : text.substr(0, 8)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+    out.append(text.size() > 8 ? "...\"" : "\"");
+    return out;
   };
   if (text.size() != 2) {
     return fail("card " + quoted() +

@@ -35,6 +35,9 @@ TEST(Card, ParseErrorsSayWhatIsWrong) {
   EXPECT_FALSE(parse_card("as", &error));  // lower case is not the wire format
   EXPECT_FALSE(parse_card(std::string(1000, 'A'), &error));
   EXPECT_LT(error.size(), 200U) << "a long input must not be echoed in full";
+  // A multi-byte character cut by the quoting must not make the message invalid UTF-8.
+  EXPECT_FALSE(parse_card("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", &error));
+  for (char c : error) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << error;
 }
 
 TEST(CardSet, SetOperations) {

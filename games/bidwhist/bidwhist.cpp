@@ -1,0 +1,676 @@
+#include "games/bidwhist/bidwhist.h"
+
+#include <algorithm>
+
+#include "games/core/deck.h"
+#include "games/core/json_cards.h"
+
+namespace parlor {
+namespace bidwhist {
+namespace {
+
+MoveResult reject(std::string code, std::string message) {
+  return MoveResult::rejected(std::move(code), std::move(message));
+}
+
+// Each hand is shuffled from its own seed so that a hand's deal depends only on (seed, hand
+// number), never on how many random numbers earlier hands used. SplitMix64 finalizer.
+std::uint64_t hand_seed(std::uint64_t seed, int hand_number) {
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(hand_number);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// A client-supplied string quoted in a message, cut short so abuse never fills a message.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  out.append(text, 0, 16);
+  out.append(text.size() > 16 ? "...\"" : "\"");
+  return out;
+}
+
+std::string seat_name(Seat seat) { return "seat " + std::to_string(seat); }
+
+// The lowest bid that beats `high` (nullopt: nothing does).
+std::optional<Bid> lowest_bid_above(const std::optional<Bid>& high) {
+  for (int books = kMinBid; books <= kMaxBid; ++books) {
+    for (BidType type : {BidType::kUptown, BidType::kNoTrump}) {
+      const Bid bid{books, type};
+      if (!high || bid.beats(*high)) return bid;
+    }
+  }
+  return std::nullopt;
+}
+
+// move["books"] when it is an integer bid size (3..7), checked before any get<> so that huge,
+// negative or fractional numbers are refused rather than converted.
+std::optional<int> bid_books(const Json& move) {
+  const auto it = move.find("books");
+  if (it == move.end() || !it->is_number_integer()) return std::nullopt;
+  if (it->is_number_unsigned()) {
+    const auto books = it->get<std::uint64_t>();
+    if (books > kMaxBid) return std::nullopt;
+    return static_cast<int>(books) >= kMinBid ? std::optional<int>(static_cast<int>(books))
+                                              : std::nullopt;
+  }
+  const auto books = it->get<std::int64_t>();
+  if (books < kMinBid || books > kMaxBid) return std::nullopt;
+  return static_cast<int>(books);
+}
+
+}  // namespace
+
+std::string_view phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::kBidding: return "bidding";
+    case Phase::kDeclaring: return "declaring";
+    case Phase::kDiscarding: return "discarding";
+    case Phase::kPlaying: return "playing";
+    case Phase::kHandOver: return "hand_over";
+    case Phase::kFinished: return "finished";
+  }
+  return "?";
+}
+
+BidWhistGame::BidWhistGame(Auction auction, int target, std::uint64_t seed)
+    : auction_(auction), target_(target), seed_(seed) {
+  // Seat 3 deals first so that seat 0 speaks first (as in Spades); the deal then passes left.
+  dealer_ = kSeats - 1;
+  deal_from_seed();
+}
+
+std::unique_ptr<BidWhistGame> BidWhistGame::create_with_deal(
+    Auction auction, int target, Seat dealer, const std::array<CardSet, kSeats>& hands,
+    CardSet kitty, std::uint64_t seed) {
+  auto game = std::make_unique<BidWhistGame>(auction, target, seed);
+  game->dealer_ = dealer;
+  game->deal_hand(hands, kitty);
+  return game;
+}
+
+void BidWhistGame::deal_from_seed() {
+  const std::vector<Card> cards = shuffled(deck_with_jokers(), hand_seed(seed_, hand_number_));
+  const std::vector<CardSet> dealt =
+      tricks::deal_hands(cards, kSeats, kHandSize, tricks::left_of(dealer_, kSeats));
+  std::array<CardSet, kSeats> hands{};
+  std::copy(dealt.begin(), dealt.end(), hands.begin());
+  CardSet kitty;
+  for (std::size_t i = std::size_t{kSeats} * kHandSize; i < cards.size(); ++i) kitty.add(cards[i]);
+  deal_hand(hands, kitty);
+}
+
+void BidWhistGame::deal_hand(const std::array<CardSet, kSeats>& hands, CardSet kitty) {
+  phase_ = Phase::kBidding;
+  hands_ = hands;
+  kitty_ = kitty;
+  kitty_taken_ = false;
+  discarded_ = CardSet();
+  bids_ = {};
+  passed_ = {};
+  high_bid_.reset();
+  high_bidder_ = -1;
+  bidder_ = tricks::left_of(dealer_, kSeats);
+  contract_ = Contract();
+  rules_ = tricks::StandardTrickRules();
+  play_ = tricks::TrickPlay(kSeats, bidder_);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whose turn, what is legal
+
+Seat BidWhistGame::turn() const {
+  switch (phase_) {
+    case Phase::kBidding: return bidder_;
+    case Phase::kDeclaring:
+    case Phase::kDiscarding: return contract_.declarer;
+    case Phase::kPlaying: return play_.to_play();
+    case Phase::kHandOver: return tricks::next_dealer(dealer_, kSeats);
+    case Phase::kFinished: return -1;
+  }
+  return -1;
+}
+
+std::vector<Seat> BidWhistGame::to_act() const {
+  if (phase_ == Phase::kFinished) return {};
+  return {turn()};
+}
+
+bool BidWhistGame::must_bid(Seat seat) const {
+  if (high_bid_) return false;
+  for (Seat s = 0; s < kSeats; ++s) {
+    if (s != seat && !passed_[static_cast<std::size_t>(s)]) return false;
+  }
+  return true;
+}
+
+Json BidWhistGame::bidding_moves(Seat seat) const {
+  Json moves = Json::array();
+  if (!must_bid(seat)) moves.push_back({{"action", "pass"}});
+  for (int books = kMinBid; books <= kMaxBid; ++books) {
+    for (BidType type : {BidType::kUptown, BidType::kDowntown, BidType::kNoTrump}) {
+      const Bid bid{books, type};
+      if (high_bid_ && !bid.beats(*high_bid_)) continue;
+      moves.push_back({{"action", "bid"}, {"books", books}, {"type", bid_type_name(type)}});
+    }
+  }
+  return moves;
+}
+
+Json BidWhistGame::legal_moves(Seat seat) const {
+  Json moves = Json::array();
+  if (phase_ == Phase::kFinished || seat != turn()) return moves;
+  switch (phase_) {
+    case Phase::kBidding: return bidding_moves(seat);
+    case Phase::kDeclaring:
+      if (contract_.no_trump()) {
+        for (auto d : {tricks::Direction::kUptown, tricks::Direction::kDowntown}) {
+          moves.push_back({{"action", "declare"}, {"direction", direction_name(d)}});
+        }
+      } else {
+        for (int s = 0; s < kSuitCount; ++s) {
+          moves.push_back({{"action", "declare"}, {"trump", suit_letter(static_cast<Suit>(s))}});
+        }
+      }
+      return moves;
+    case Phase::kDiscarding: return moves;  // any 6 of 18: see prompt()'s "choose"
+    case Phase::kPlaying:
+      for (Card c : tricks::legal_cards(hands_[seat], play_.current(), rules_)) {
+        moves.push_back({{"action", "play"}, {"card", c.to_string()}});
+      }
+      return moves;
+    case Phase::kHandOver: moves.push_back({{"action", "deal"}}); return moves;
+    case Phase::kFinished: return moves;
+  }
+  return moves;
+}
+
+Json BidWhistGame::prompt(Seat seat) const {
+  if (phase_ == Phase::kFinished || seat != turn()) return nullptr;
+  Json actions = Json::array();
+  switch (phase_) {
+    case Phase::kBidding:
+      if (lowest_bid_above(high_bid_)) actions.push_back("bid");
+      if (!must_bid(seat)) actions.push_back("pass");
+      break;
+    case Phase::kDeclaring: actions.push_back("declare"); break;
+    case Phase::kDiscarding:
+      return {{"actions", {"discard"}},
+              {"choose",
+               {{"action", "discard"},
+                {"field", "cards"},
+                {"count", kKittySize},
+                {"from", cards_to_json(hands_[seat])}}}};
+    case Phase::kPlaying: actions.push_back("play"); break;
+    case Phase::kHandOver: actions.push_back("deal"); break;
+    case Phase::kFinished: break;
+  }
+  return {{"actions", std::move(actions)}, {"legal", legal_moves(seat)}};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moves
+
+MoveResult BidWhistGame::apply(Seat seat, const Json& move) {
+  if (phase_ == Phase::kFinished) return reject("game_over", "the game is over");
+  const Seat waiting = turn();
+  if (seat != waiting) {
+    return reject("not_your_turn", "it is " + seat_name(waiting) + "'s turn (" +
+                                       std::string(phase_name(phase_)) + ")");
+  }
+  std::string error;
+  const auto action = action_of(move, error);
+  if (!action) return reject("illegal_move", error);
+
+  struct Route {
+    std::string_view action;
+    Phase phase;
+  };
+  static constexpr Route kRoutes[] = {
+      {"bid", Phase::kBidding},        {"pass", Phase::kBidding}, {"declare", Phase::kDeclaring},
+      {"discard", Phase::kDiscarding}, {"play", Phase::kPlaying}, {"deal", Phase::kHandOver}};
+  const Route* route = nullptr;
+  for (const Route& r : kRoutes) {
+    if (r.action == *action) route = &r;
+  }
+  if (!route) {
+    return reject("illegal_move", "unknown action " + quoted(*action) +
+                                      "; Bid Whist moves are bid, pass, declare, discard, "
+                                      "play and deal");
+  }
+  if (route->phase != phase_) {
+    return reject("wrong_phase", "\"" + std::string(route->action) +
+                                     "\" is not possible now: " + "the game is in the " +
+                                     std::string(phase_name(phase_)) + " phase");
+  }
+  if (*action == "bid") return apply_bid(seat, move);
+  if (*action == "pass") return apply_pass(seat);
+  if (*action == "declare") return apply_declare(seat, move);
+  if (*action == "discard") return apply_discard(seat, move);
+  if (*action == "play") return apply_play(seat, move);
+  return apply_deal(seat);
+}
+
+MoveResult BidWhistGame::apply_bid(Seat seat, const Json& move) {
+  const auto books = bid_books(move);
+  if (!books) {
+    const auto it = move.find("books");
+    return reject("illegal_bid", "a bid needs \"books\": an integer from 3 to 7 (books over six)" +
+                                     std::string(it != move.end() && it->is_number()
+                                                     ? "; got " + it->dump().substr(0, 24)
+                                                     : ""));
+  }
+  const auto type_it = move.find("type");
+  const auto type = type_it != move.end() && type_it->is_string()
+                        ? parse_bid_type(type_it->get_ref<const std::string&>())
+                        : std::nullopt;
+  if (!type) {
+    return reject("illegal_bid",
+                  "a bid needs \"type\": \"uptown\", \"downtown\" or \"no_trump\"" +
+                      std::string(type_it != move.end() && type_it->is_string()
+                                      ? "; got " + quoted(type_it->get<std::string>())
+                                      : ""));
+  }
+  const Bid bid{*books, *type};
+  if (high_bid_ && !bid.beats(*high_bid_)) {
+    const auto lowest = lowest_bid_above(high_bid_);
+    return reject("bid_too_low", "a bid of " + bid.describe() + " does not beat the high bid, " +
+                                     high_bid_->describe() + " by " + seat_name(high_bidder_) +
+                                     (lowest ? "; the lowest bid now is " + lowest->describe()
+                                             : "; nothing beats it, so you can only pass"));
+  }
+  Json events = Json::array();
+  bids_[static_cast<std::size_t>(seat)] = bid;
+  high_bid_ = bid;
+  high_bidder_ = seat;
+  events.push_back({{"type", "bid"}, {"seat", seat}, {"bid", bid.to_json()}});
+  advance_auction(events);
+  return MoveResult::accepted(std::move(events));
+}
+
+MoveResult BidWhistGame::apply_pass(Seat seat) {
+  if (must_bid(seat)) {
+    return reject("must_bid",
+                  "the other three players passed: as dealer you must bid (3 to 7 books, "
+                  "uptown, downtown or no_trump)");
+  }
+  Json events = Json::array();
+  passed_[static_cast<std::size_t>(seat)] = true;
+  events.push_back({{"type", "pass"}, {"seat", seat}});
+  advance_auction(events);
+  return MoveResult::accepted(std::move(events));
+}
+
+Seat BidWhistGame::next_bidder(Seat after) const {
+  Seat s = tricks::next_seat(after, kSeats);
+  if (auction_ == Auction::kUntilPassed) {
+    while (passed_[static_cast<std::size_t>(s)]) s = tricks::next_seat(s, kSeats);
+  }
+  return s;
+}
+
+void BidWhistGame::advance_auction(Json& events) {
+  bool over = false;
+  if (auction_ == Auction::kOnceAround) {
+    over = bidder_ == dealer_;
+  } else {
+    const auto active = std::count(passed_.begin(), passed_.end(), false);
+    over = high_bid_ && active == 1;
+  }
+  if (!over) {
+    bidder_ = next_bidder(bidder_);
+    return;
+  }
+  contract_ = Contract();
+  contract_.declarer = high_bidder_;
+  contract_.bid = *high_bid_;
+  phase_ = Phase::kDeclaring;
+  events.push_back(
+      {{"type", "auction_won"}, {"seat", high_bidder_}, {"bid", high_bid_->to_json()}});
+}
+
+MoveResult BidWhistGame::apply_declare(Seat seat, const Json& move) {
+  const bool has_trump = move.contains("trump");
+  const bool has_direction = move.contains("direction");
+  const std::string contract_name = contract_.bid.describe();
+  if (contract_.no_trump()) {
+    const auto& field = has_direction ? move["direction"] : Json();
+    const auto direction =
+        field.is_string() ? parse_direction(field.get_ref<const std::string&>()) : std::nullopt;
+    if (has_trump || !direction) {
+      return reject("illegal_move", "a " + contract_name +
+                                        " contract has no trump: declare the direction, "
+                                        "{\"action\":\"declare\",\"direction\":\"uptown\"} or "
+                                        "\"downtown\"");
+    }
+    contract_.direction = *direction;
+  } else {
+    const auto& field = has_trump ? move["trump"] : Json();
+    const auto trump =
+        field.is_string() ? parse_suit_letter(field.get_ref<const std::string&>()) : std::nullopt;
+    if (has_direction || !trump) {
+      return reject("illegal_move", "a " + contract_name +
+                                        " contract names a trump suit: "
+                                        "{\"action\":\"declare\",\"trump\":\"S\"} with C, D, H "
+                                        "or S (the direction comes with the bid)");
+    }
+    contract_.trump = *trump;
+    contract_.direction = contract_.bid.type == BidType::kUptown ? tricks::Direction::kUptown
+                                                                 : tricks::Direction::kDowntown;
+  }
+  contract_.declared = true;
+  rules_ = contract_.trick_rules();
+  // The declarer takes the kitty with the declaration: 18 cards, then discards 6.
+  hands_[static_cast<std::size_t>(seat)].add_all(kitty_);
+  kitty_taken_ = true;
+  phase_ = Phase::kDiscarding;
+  Json declared = {
+      {"type", "declare"}, {"seat", seat}, {"direction", direction_name(contract_.direction)}};
+  if (contract_.trump) declared["trump"] = suit_letter(*contract_.trump);
+  Json events = Json::array();
+  events.push_back(std::move(declared));
+  events.push_back({{"type", "kitty_taken"}, {"seat", seat}, {"count", kKittySize}});
+  return MoveResult::accepted(std::move(events));
+}
+
+MoveResult BidWhistGame::apply_discard(Seat seat, const Json& move) {
+  const auto it = move.find("cards");
+  if (it != move.end() && it->is_array() && it->size() != kKittySize) {
+    return reject("wrong_discard_count",
+                  "discard exactly 6 cards; you sent " + std::to_string(it->size()));
+  }
+  std::string error;
+  const auto cards = cards_field(move, "cards", kKittySize, error);
+  if (!cards) return reject("illegal_move", error);
+  CardSet& hand = hands_[static_cast<std::size_t>(seat)];
+  if (!hand.contains_all(*cards)) {
+    return reject("card_not_held", "you do not hold " + (*cards - hand).lowest().to_string() +
+                                       "; discard 6 of your 18 cards");
+  }
+  hand.remove_all(*cards);
+  discarded_ = *cards;
+  phase_ = Phase::kPlaying;
+  play_ = tricks::TrickPlay(kSeats, seat);
+  Json events = Json::array();
+  events.push_back({{"type", "discard"}, {"seat", seat}, {"count", kKittySize}});
+  return MoveResult::accepted(std::move(events));
+}
+
+MoveResult BidWhistGame::apply_play(Seat seat, const Json& move) {
+  std::string error;
+  const auto card = card_field(move, "card", error);
+  if (!card) return reject("illegal_move", error);
+  CardSet& hand = hands_[static_cast<std::size_t>(seat)];
+  if (!hand.contains(*card)) return reject("card_not_held", "you do not hold " + card->to_string());
+  if (auto why = tricks::follow_suit_error(hand, play_.current(), *card, rules_)) {
+    return reject("must_follow_suit", *why);
+  }
+  hand.remove(*card);
+  Json events = Json::array();
+  events.push_back({{"type", "play"}, {"seat", seat}, {"card", card->to_string()}});
+  if (const auto winner = play_.play(*card, rules_)) {
+    events.push_back({{"type", "trick"},
+                      {"winner", *winner},
+                      {"plays", tricks::plays_to_json(play_.last_completed()->trick)}});
+    if (play_.completed_count() == kHandSize) finish_hand(events);
+  }
+  return MoveResult::accepted(std::move(events));
+}
+
+void BidWhistGame::finish_hand(Json& events) {
+  const int team = tricks::team_of(contract_.declarer);
+  const int books = team_books(team);
+  const int points = hand_points(contract_.bid, books);
+  std::vector<int> row(tricks::kTeamCount, 0);
+  row[static_cast<std::size_t>(team)] = points;
+  last_hand_ = HandScore{hand_number_, contract_.declarer, contract_.bid, books, points};
+  scores_.add_hand(
+      row, {{"declarer", contract_.declarer}, {"bid", contract_.bid.to_json()}, {"books", books}});
+  Json scored = hand_score_json(*last_hand_);
+  scored["type"] = "hand_scored";
+  events.push_back(std::move(scored));
+
+  const int total = scores_.total(team);
+  if (total >= target_) winning_team_ = team;
+  if (total <= -target_) winning_team_ = 1 - team;
+  if (winning_team_ < 0) {
+    phase_ = Phase::kHandOver;
+    return;
+  }
+  phase_ = Phase::kFinished;
+  events.push_back({{"type", "game_over"}, {"winners", result()["winners"]}});
+}
+
+MoveResult BidWhistGame::apply_deal(Seat seat) {
+  ++hand_number_;
+  dealer_ = seat;
+  deal_from_seed();
+  Json events = Json::array();
+  events.push_back({{"type", "deal"}, {"hand", hand_number_}, {"dealer", dealer_}});
+  return MoveResult::accepted(std::move(events));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views
+
+int BidWhistGame::team_books(int team) const {
+  const bool discard_book = !discarded_.empty() && tricks::team_of(contract_.declarer) == team;
+  return play_.team_tricks_won(team) + (discard_book ? 1 : 0);
+}
+
+Json BidWhistGame::bids_json() const {
+  Json bids = Json::array();
+  for (std::size_t s = 0; s < kSeats; ++s) {
+    if (passed_[s]) {
+      bids.push_back("pass");
+    } else if (bids_[s]) {
+      bids.push_back(bids_[s]->to_json());
+    } else {
+      bids.push_back(nullptr);
+    }
+  }
+  return bids;
+}
+
+Json BidWhistGame::view(Seat seat) const {
+  const bool seated = seat >= 0 && seat < kSeats;
+  const bool in_auction = phase_ == Phase::kBidding;
+  Json v = {{"phase", phase_name(phase_)}, {"you", seated ? Json(seat) : Json(nullptr)}};
+  if (seated) v["hand"] = cards_to_json(hands_[static_cast<std::size_t>(seat)]);
+  Json counts = Json::array();
+  for (CardSet h : hands_) counts.push_back(h.size());
+  v["hand_counts"] = std::move(counts);
+  v["hand_number"] = hand_number_;
+  v["dealer"] = dealer_;
+  v["turn"] = phase_ == Phase::kFinished ? Json(nullptr) : Json(turn());
+  v["target"] = target_;
+  v["bids"] = bids_json();
+  Json high_bid = nullptr;
+  if (high_bid_) {
+    high_bid = high_bid_->to_json();
+    high_bid["seat"] = high_bidder_;
+  }
+  v["high_bid"] = std::move(high_bid);
+  v["contract"] = in_auction ? Json(nullptr) : contract_.to_json();
+  v["kitty_count"] = kitty_taken_ ? 0 : kKittySize;
+  if (seated && phase_ == Phase::kDiscarding && seat == contract_.declarer) {
+    v["kitty"] = cards_to_json(kitty_ & hands_[static_cast<std::size_t>(seat)]);
+  }
+  const tricks::Trick& trick = play_.current();
+  v["trick"] = tricks::plays_to_json(trick);
+  v["leader"] = phase_ == Phase::kPlaying ? Json(trick.leader()) : Json(nullptr);
+  v["led_suit"] = trick.led_suit() ? Json(suit_letter(*trick.led_suit())) : Json(nullptr);
+  const auto* last = play_.last_completed();
+  v["last_trick"] = last ? tricks::completed_trick_to_json(*last) : Json(nullptr);
+  v["tricks_won"] = tricks::tricks_won_to_json(play_);
+  v["books"] = {team_books(0), team_books(1)};
+  v["scores"] = scores_.totals();
+  v["last_hand"] = last_hand_ ? hand_score_json(*last_hand_) : Json(nullptr);
+  return v;
+}
+
+Json BidWhistGame::hand_score_json(const HandScore& score) const {
+  const int team = tricks::team_of(score.declarer);
+  Json points = Json::array({0, 0});
+  points[static_cast<std::size_t>(team)] = score.points;
+  return {{"hand", score.hand},
+          {"declarer", score.declarer},
+          {"team", team},
+          {"bid", score.bid.to_json()},
+          {"books", score.books},
+          {"made", score.books >= kBookBase + score.bid.books},
+          {"points", std::move(points)},
+          {"scores", scores_.totals()}};
+}
+
+Json BidWhistGame::result() const {
+  if (phase_ != Phase::kFinished) return nullptr;
+  Json scores = Json::array();
+  Json winners = Json::array();
+  for (Seat s = 0; s < kSeats; ++s) {
+    scores.push_back(scores_.total(tricks::team_of(s)));
+    if (tricks::team_of(s) == winning_team_) winners.push_back(s);
+  }
+  return {{"scores", std::move(scores)},
+          {"winners", std::move(winners)},
+          {"team_scores", scores_.totals()},
+          {"winning_team", winning_team_},
+          {"hands", scores_.hands()}};
+}
+
+Json BidWhistGame::full_state() const {
+  Json hands = Json::array();
+  for (CardSet h : hands_) hands.push_back(cards_to_json(h));
+  return {{"kind", "bidwhist"},
+          {"seed", seed_},
+          {"auction", auction_ == Auction::kOnceAround ? "once_around" : "until_passed"},
+          {"target", target_},
+          {"hand_number", hand_number_},
+          {"dealer", dealer_},
+          {"phase", phase_name(phase_)},
+          {"hands", std::move(hands)},
+          {"kitty", kitty_taken_ ? Json::array() : cards_to_json(kitty_)},
+          {"kitty_taken", kitty_taken_ ? cards_to_json(kitty_) : Json::array()},
+          {"discarded", cards_to_json(discarded_)},
+          {"bids", bids_json()},
+          {"bidder", bidder_},
+          {"high_bid", high_bid_ ? high_bid_->to_json() : Json(nullptr)},
+          {"high_bidder", high_bidder_},
+          {"contract", contract_.to_json()},
+          {"trick", tricks::plays_to_json(play_.current())},
+          {"leader", play_.current().leader()},
+          {"played", cards_to_json(play_.played())},
+          {"last_trick", play_.last_completed()
+                             ? tricks::completed_trick_to_json(*play_.last_completed())
+                             : Json(nullptr)},
+          {"tricks_won", tricks::tricks_won_to_json(play_)},
+          {"scores", scores_.to_json()},
+          {"last_hand", last_hand_ ? hand_score_json(*last_hand_) : Json(nullptr)},
+          {"winning_team", winning_team_}};
+}
+
+std::uint64_t BidWhistGame::state_hash() const {
+  // At most ~100 fixed bytes plus 12 tricks of 10 bytes and the trick in progress.
+  std::array<char, 512> bytes{};
+  std::size_t size = 0;
+  // Little-endian, fixed width; negative values in two's complement.
+  auto put = [&bytes, &size](std::int64_t value, int width) {
+    const auto bits = static_cast<std::uint64_t>(value);
+    for (int i = 0; i < width; ++i) bytes[size++] = static_cast<char>((bits >> (8 * i)) & 0xFF);
+  };
+  auto put_set = [&put](CardSet set) { put(static_cast<std::int64_t>(set.bits()), 8); };
+  auto put_bid = [&put](const Bid& bid) {
+    put(bid.books, 1);
+    put(static_cast<int>(bid.type), 1);
+  };
+  auto put_trick = [&put](const tricks::Trick& trick) {
+    put(trick.leader(), 1);
+    put(trick.size(), 1);
+    for (const tricks::Play& p : trick.plays()) {
+      put(p.seat, 1);
+      put(p.card.index(), 1);
+    }
+  };
+  put(static_cast<std::int64_t>(seed_), 8);
+  put(static_cast<int>(auction_), 1);
+  put(target_, 2);
+  put(hand_number_, 4);
+  put(dealer_, 1);
+  put(static_cast<int>(phase_), 1);
+  for (CardSet h : hands_) put_set(h);
+  put_set(kitty_);
+  put(kitty_taken_, 1);
+  put_set(discarded_);
+  for (std::size_t s = 0; s < kSeats; ++s) {
+    put(passed_[s], 1);
+    put(bids_[s].has_value(), 1);
+    if (bids_[s]) put_bid(*bids_[s]);
+  }
+  put(high_bid_.has_value(), 1);
+  if (high_bid_) put_bid(*high_bid_);
+  put(high_bidder_, 1);
+  put(bidder_, 1);
+  put(contract_.declarer, 1);
+  put_bid(contract_.bid);
+  put(contract_.declared, 1);
+  put(contract_.trump ? static_cast<int>(*contract_.trump) : -1, 1);
+  put(static_cast<int>(contract_.direction), 1);
+  put_trick(play_.current());
+  put(play_.completed_count(), 1);
+  for (const tricks::CompletedTrick& t : play_.history()) {
+    put_trick(t.trick);
+    put(t.winner, 1);
+  }
+  for (Seat s = 0; s < kSeats; ++s) put(play_.tricks_won(s), 1);
+  put_set(play_.played());
+  put(scores_.hands(), 4);
+  for (int total : scores_.totals()) put(total, 4);
+  put(last_hand_.has_value(), 1);
+  if (last_hand_) {
+    put(last_hand_->hand, 4);
+    put(last_hand_->declarer, 1);
+    put_bid(last_hand_->bid);
+    put(last_hand_->books, 1);
+    put(last_hand_->points, 2);
+  }
+  put(winning_team_, 1);
+  return stable_hash(std::string_view(bytes.data(), size));
+}
+
+}  // namespace bidwhist
+
+GameInfo bidwhist_info() {
+  GameInfo info;
+  info.kind = "bidwhist";
+  info.name = "Bid Whist";
+  info.description =
+      "Partnership trick-taking with two jokers: bid books uptown, downtown or no trump, take "
+      "the kitty, and make your contract.";
+  info.rules_url = "https://www.pagat.com/auctionwhist/bidwhist.html";
+  info.min_seats = bidwhist::kSeats;
+  info.max_seats = bidwhist::kSeats;
+  info.default_seats = bidwhist::kSeats;
+  info.options = {
+      OptionSpec::choice("auction",
+                         {{"once_around",
+                           "each player bids or passes once, starting left of the dealer; the "
+                           "dealer must bid if the first three pass"},
+                          {"until_passed",
+                           "bidding goes round until all but one player have passed (a pass is "
+                           "final)"}},
+                         "how the auction ends"),
+      OptionSpec::integer("target", 7, 1, 21,
+                          "points to win; a team at minus this many points loses"),
+  };
+  info.create = [](const Json& options, int /*seats*/,
+                   std::uint64_t seed) -> std::unique_ptr<Game> {
+    const auto auction = option_string(options, "auction") == "until_passed"
+                             ? bidwhist::Auction::kUntilPassed
+                             : bidwhist::Auction::kOnceAround;
+    return std::make_unique<bidwhist::BidWhistGame>(
+        auction, static_cast<int>(option_int(options, "target")), seed);
+  };
+  return info;
+}
+
+}  // namespace parlor

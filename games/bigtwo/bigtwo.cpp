@@ -1,0 +1,536 @@
+#include "games/bigtwo/bigtwo.h"
+
+#include <algorithm>
+#include <string>
+
+#include "games/core/deck.h"
+#include "games/core/json_cards.h"
+#include "games/core/options.h"
+
+namespace parlor {
+namespace bigtwo {
+namespace {
+
+constexpr std::string_view kSuitOrderReference = "spades_hearts_clubs_diamonds";
+constexpr std::string_view kSuitOrderClubsLow = "spades_hearts_diamonds_clubs";
+constexpr std::string_view kStraightsStandard = "standard";
+constexpr std::string_view kStraightsNoTwos = "no_twos";
+constexpr int kMaxPlaySize = 5;
+// Spreads the deal number over the seed so that every deal of a game is a fresh shuffle.
+constexpr std::uint64_t kDealSeedStep = 0x9E3779B97F4A7C15ULL;
+
+HandRules rules_from(const Json& options) {
+  HandRules rules;
+  rules.suit_order = option_string(options, "suit_order") == kSuitOrderClubsLow
+                         ? SuitOrder::kSpadesHeartsDiamondsClubs
+                         : SuitOrder::kSpadesHeartsClubsDiamonds;
+  rules.straights = option_string(options, "straights") == kStraightsNoTwos
+                        ? StraightSet::kNoTwos
+                        : StraightSet::kStandard;
+  return rules;
+}
+
+// "3D 4D 5D" in Big Two order, for messages.
+std::string describe(CardSet cards, SuitOrder order) {
+  std::string out;
+  for (Card c : sorted_low_to_high(cards, order)) {
+    if (!out.empty()) out += ' ';
+    out += c.to_string();
+  }
+  return out;
+}
+
+std::string article_name(Combination combination) {
+  std::string name(combination_name(combination));
+  std::replace(name.begin(), name.end(), '_', ' ');
+  return (combination == Combination::kFourOfAKind ? "" : "a ") + name;
+}
+
+std::string why_not_a_combination(CardSet cards, SuitOrder order) {
+  const std::string shown = describe(cards, order);
+  switch (cards.size()) {
+    case 2:
+      return shown + " is not a pair: a pair is two cards of the same rank";
+    case 3:
+      return shown + " is not a triple: a triple is three cards of the same rank";
+    case 5:
+      return shown +
+             " is not a five-card hand: straight, flush, full house, four of a kind plus one "
+             "card, or straight flush (a straight never wraps past the two except as "
+             "2-3-4-5-6, A-2-3-4-5 or J-Q-K-A-2 where those are allowed)";
+    default:
+      return std::to_string(cards.size()) + " cards are not a combination: play 1, 2, 3 or 5 cards";
+  }
+}
+
+// At most 16 characters of client text, ASCII letters, digits and '_' only: a message must
+// never echo a long string, nor cut a UTF-8 sequence (the reply would not serialize).
+std::string printable_prefix(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (out.size() == 16) return out + "...";
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    out += plain || c == '_' ? c : '?';
+  }
+  return out;
+}
+
+MoveResult reject(std::string code, std::string message) {
+  return MoveResult::rejected(std::move(code), std::move(message));
+}
+
+Json seat_json(bool present, Seat seat) { return present ? Json(seat) : Json(nullptr); }
+
+}  // namespace
+
+int penalty(int cards_left) {
+  if (cards_left == kHandSize) return -3 * cards_left;
+  if (cards_left >= 10) return -2 * cards_left;
+  return -cards_left;
+}
+
+BigTwoGame::BigTwoGame(const Json& options, int seats, std::uint64_t seed)
+    : rules_(rules_from(options)),
+      seats_(seats),
+      deals_(static_cast<int>(option_int(options, "deals"))),
+      seed_(seed) {
+  start_deal(seed_, std::nullopt);
+}
+
+std::unique_ptr<BigTwoGame> BigTwoGame::with_hands(const Json& options,
+                                                   const std::vector<CardSet>& hands,
+                                                   std::uint64_t seed) {
+  auto game = std::make_unique<BigTwoGame>(options, static_cast<int>(hands.size()), seed);
+  game->set_hands(hands, std::nullopt);
+  return game;
+}
+
+void BigTwoGame::restack_for_test(const std::vector<CardSet>& hands) {
+  set_hands(hands, required_.empty() ? std::optional<Seat>(turn_) : std::nullopt);
+}
+
+void BigTwoGame::start_deal(std::uint64_t deal_seed, std::optional<Seat> leader) {
+  const std::vector<Card> deck = shuffled(standard_deck(), deal_seed);
+  std::vector<CardSet> hands(static_cast<std::size_t>(seats_));
+  for (std::size_t i = 0; i < static_cast<std::size_t>(seats_) * kHandSize; ++i) {
+    hands[i / kHandSize].add(deck[i]);
+  }
+  set_hands(hands, leader);
+}
+
+// Starts play on the given hands: the leader, or else the holder of the lowest dealt card
+// (who must then include it).
+void BigTwoGame::set_hands(const std::vector<CardSet>& hands, std::optional<Seat> leader) {
+  CardSet dealt;
+  for (Seat s = 0; s < kMaxSeats; ++s) {
+    hands_[s] = s < seats_ ? hands[s] : CardSet();
+    dealt.add_all(hands_[s]);
+  }
+  undealt_ = standard_deck() - dealt;
+  played_ = CardSet();
+  has_table_ = false;
+  passed_ = 0;
+  required_ = CardSet();
+  if (leader) {
+    turn_ = *leader;
+  } else {
+    const Card lowest = lowest_card(dealt, rules_.suit_order);
+    required_.add(lowest);
+    for (Seat s = 0; s < seats_; ++s) {
+      if (hands_[s].contains(lowest)) turn_ = s;
+    }
+  }
+  leader_ = turn_;
+}
+
+std::vector<Seat> BigTwoGame::to_act() const {
+  if (finished_) return {};
+  return {turn_};
+}
+
+// --- validation -------------------------------------------------------------------------
+
+std::optional<MoveResult> BigTwoGame::check_turn(Seat seat) const {
+  if (finished_) return reject("game_over", "the game is over");
+  if (seat != turn_) {
+    return reject("not_your_turn", "it is seat " + std::to_string(turn_) + "'s turn");
+  }
+  return std::nullopt;
+}
+
+bool BigTwoGame::can_pass(Seat seat) const { return !finished_ && seat == turn_ && has_table_; }
+
+std::optional<MoveResult> BigTwoGame::check_pass(Seat seat) const {
+  if (auto wrong = check_turn(seat)) return wrong;
+  if (!has_table_) {
+    return reject(
+        "cannot_pass",
+        "you lead: the table is empty, so play any combination" +
+            (required_.empty() ? std::string()
+                               : " that includes " + describe(required_, rules_.suit_order)));
+  }
+  return std::nullopt;
+}
+
+std::optional<MoveResult> BigTwoGame::check_play(Seat seat, CardSet cards, Hand& hand) const {
+  if (auto wrong = check_turn(seat)) return wrong;
+  if (cards.empty()) {
+    return reject("wrong_combination",
+                  R"(a play needs at least one card; to pass send {"action":"pass"})");
+  }
+  if (!hands_[seat].contains_all(cards)) {
+    const CardSet missing = cards - hands_[seat];
+    return reject("card_not_held", "you do not hold " + describe(missing, rules_.suit_order));
+  }
+  hand = classify(cards, rules_);
+  if (!hand.valid()) {
+    return reject("wrong_combination", why_not_a_combination(cards, rules_.suit_order));
+  }
+  if (!cards.contains_all(required_)) {
+    return reject("must_include_lowest", "the first play of the game must include " +
+                                             describe(required_, rules_.suit_order) +
+                                             ", the lowest card dealt");
+  }
+  if (has_table_ && !beats(hand, table_.hand)) {
+    const Hand& table = table_.hand;
+    const std::string on_table =
+        article_name(table.combination) + " (" + describe(table_.cards, rules_.suit_order) + ")";
+    if (hand.size != table.size) {
+      return reject("wrong_combination", "the table holds " + on_table + ": play " +
+                                             std::to_string(table.size) + " card" +
+                                             (table.size == 1 ? "" : "s") + " or pass");
+    }
+    return reject("does_not_beat", article_name(hand.combination) + " (" +
+                                       describe(cards, rules_.suit_order) + ") does not beat " +
+                                       on_table);
+  }
+  return std::nullopt;
+}
+
+// --- state changes ----------------------------------------------------------------------
+
+BigTwoGame::Outcome BigTwoGame::play_checked(Seat seat, CardSet cards, Hand hand) {
+  Outcome outcome;
+  hands_[seat].remove_all(cards);
+  played_.add_all(cards);
+  if (!has_table_) leader_ = seat;
+  has_table_ = true;
+  table_ = {cards, hand};
+  table_seat_ = seat;
+  passed_ = 0;
+  required_ = CardSet();
+  if (hands_[seat].empty()) {
+    outcome.deal_over = true;
+    end_deal(seat);
+  } else {
+    turn_ = next_seat(seat);
+  }
+  return outcome;
+}
+
+BigTwoGame::Outcome BigTwoGame::pass_checked(Seat seat) {
+  Outcome outcome;
+  passed_ = static_cast<std::uint8_t>(passed_ | (1U << seat));
+  turn_ = next_seat(seat);
+  if (turn_ == table_seat_) {  // everyone else passed in succession
+    outcome.cleared = true;
+    has_table_ = false;
+    passed_ = 0;
+    leader_ = turn_;
+  }
+  return outcome;
+}
+
+void BigTwoGame::end_deal(Seat winner) {
+  DealResult result;
+  result.deal = deal_;
+  result.winner = winner;
+  result.final_play = table_.cards;
+  for (Seat s = 0; s < seats_; ++s) {
+    result.cards_left[s] = hands_[s].size();
+    if (s == winner) continue;
+    result.points[s] = penalty(result.cards_left[s]);
+    result.points[winner] -= result.points[s];
+  }
+  for (Seat s = 0; s < seats_; ++s) scores_[s] += result.points[s];
+  results_.push_back(result);
+  if (deal_ >= deals_) {
+    finished_ = true;
+    has_table_ = false;
+    passed_ = 0;
+    return;
+  }
+  ++deal_;
+  start_deal(seed_ + static_cast<std::uint64_t>(deal_ - 1) * kDealSeedStep, winner);
+}
+
+// --- JSON faces -------------------------------------------------------------------------
+
+void BigTwoGame::legal_plays(Seat seat, std::vector<Play>& out) const {
+  if (finished_ || seat != turn_) return;
+  generate_plays(hands_[seat], has_table_ ? &table_.hand : nullptr, required_, rules_, out);
+}
+
+Json BigTwoGame::cards_json(CardSet cards) const {
+  Json out = Json::array();
+  auto& list = out.get_ref<Json::array_t&>();
+  list.reserve(static_cast<std::size_t>(cards.size()));
+  for_each_low_to_high(cards, rules_.suit_order,
+                       [&list](Card c) { list.emplace_back(c.to_string()); });
+  return out;
+}
+
+Json BigTwoGame::legal_moves(Seat seat) const {
+  Json out = Json::array();
+  std::vector<Play> plays;
+  legal_plays(seat, plays);
+  for (const Play& play : plays) {
+    Json move = Json::object();
+    move["action"] = "play";
+    move["cards"] = cards_json(play.cards);
+    out.push_back(std::move(move));
+  }
+  if (can_pass(seat)) out.push_back(Json{{"action", "pass"}});
+  return out;
+}
+
+Json BigTwoGame::prompt(Seat seat) const {
+  if (finished_ || seat != turn_) return nullptr;
+  Json actions = Json::array({"play"});
+  if (can_pass(seat)) actions.push_back("pass");
+  return {{"actions", std::move(actions)}, {"legal", legal_moves(seat)}};
+}
+
+MoveResult BigTwoGame::apply(Seat seat, const Json& move) {
+  if (auto wrong = check_turn(seat)) return std::move(*wrong);
+  std::string error;
+  const auto action = action_of(move, error);
+  if (!action) return reject("illegal_move", error);
+  if (*action == "pass") {
+    if (auto rejected = check_pass(seat)) return std::move(*rejected);
+    return MoveResult::accepted(events_for(seat, pass_checked(seat), false));
+  }
+  if (*action != "play") {
+    return reject("illegal_move", "unknown action \"" + printable_prefix(*action) +
+                                      R"(": Big Two moves are "play" and "pass")");
+  }
+  const auto it = move.find("cards");
+  if (it == move.end() || !it->is_array()) {
+    return reject("illegal_move", R"(a play needs "cards": an array of cards such as ["3D"])");
+  }
+  if (it->size() > kMaxPlaySize) {
+    return reject("wrong_combination", std::to_string(it->size()) +
+                                           " cards are not a combination: play 1, 2, 3 or 5 cards");
+  }
+  CardSet cards;
+  for (const Json& item : *it) {
+    if (!item.is_string()) return reject("illegal_move", "\"cards\" must hold card strings");
+    const auto card = parse_card(item.get_ref<const std::string&>());
+    if (!card) {
+      return reject("illegal_move", "\"" + printable_prefix(item.get_ref<const std::string&>()) +
+                                        "\" is not a card: rank 2-9, T, J, Q, K or A, then suit "
+                                        "C, D, H or S, e.g. \"TS\"");
+    }
+    if (cards.contains(*card)) {
+      return reject("illegal_move", "card " + card->to_string() + " appears twice in \"cards\"");
+    }
+    cards.add(*card);
+  }
+  Hand hand;
+  if (auto rejected = check_play(seat, cards, hand)) return std::move(*rejected);
+  const Outcome outcome = play_checked(seat, cards, hand);
+  return MoveResult::accepted(events_for(seat, outcome, true));
+}
+
+Json BigTwoGame::events_for(Seat seat, const Outcome& outcome, bool played) const {
+  Json events = Json::array();
+  if (played) {
+    events.push_back({{"type", "play"},
+                      {"seat", seat},
+                      {"cards", cards_json(table_.cards)},
+                      {"combination", combination_name(table_.hand.combination)}});
+  } else {
+    events.push_back({{"type", "pass"}, {"seat", seat}});
+  }
+  if (outcome.cleared) events.push_back({{"type", "clear"}, {"leader", turn_}});
+  if (outcome.deal_over) {
+    const DealResult& last = results_.back();
+    Json over = deal_result_json(last);
+    over["type"] = "deal_over";
+    std::vector<int> totals(scores_.begin(), scores_.begin() + seats_);
+    over["totals"] = totals;
+    events.push_back(std::move(over));
+    if (!finished_) events.push_back({{"type", "deal"}, {"deal", deal_}, {"leader", turn_}});
+  }
+  return events;
+}
+
+Json BigTwoGame::table_json() const {
+  if (!has_table_) return nullptr;
+  return {{"seat", table_seat_},
+          {"cards", cards_json(table_.cards)},
+          {"combination", combination_name(table_.hand.combination)}};
+}
+
+Json BigTwoGame::deal_result_json(const DealResult& result) const {
+  return {{"deal", result.deal},
+          {"winner", result.winner},
+          {"scores", std::vector<int>(result.points.begin(), result.points.begin() + seats_)},
+          {"cards_left",
+           std::vector<int>(result.cards_left.begin(), result.cards_left.begin() + seats_)}};
+}
+
+Json BigTwoGame::view(Seat seat) const {
+  const bool seated = seat >= 0 && seat < seats_;
+  Json out = Json::object();
+  out["phase"] = finished_ ? "finished" : "play";
+  out["you"] = seat_json(seated, seat);
+  if (seated) out["hand"] = cards_json(hands_[seat]);
+  Json counts = Json::array();
+  Json passed = Json::array();
+  for (Seat s = 0; s < seats_; ++s) {
+    counts.push_back(hands_[s].size());
+    if (passed_ & (1U << s)) passed.push_back(s);
+  }
+  out["hand_counts"] = std::move(counts);
+  out["turn"] = seat_json(!finished_, turn_);
+  out["leader"] = seat_json(!finished_, leader_);
+  out["table"] = table_json();
+  out["passed"] = std::move(passed);
+  // Everyone knows the first play must hold the lowest card dealt; only its holder is told
+  // which card that is (with 2 or 3 players it would reveal part of a hidden hand).
+  out["opening"] = !required_.empty();
+  if (seated && !required_.empty() && hands_[seat].contains_all(required_)) {
+    out["must_include"] = cards_json(required_)[0];
+  }
+  out["deal"] = deal_;
+  out["deals"] = deals_;
+  out["scores"] = std::vector<int>(scores_.begin(), scores_.begin() + seats_);
+  out["last_deal"] = results_.empty() ? Json(nullptr) : deal_result_json(results_.back());
+  out["suit_order"] = rules_.suit_order == SuitOrder::kSpadesHeartsClubsDiamonds
+                          ? kSuitOrderReference
+                          : kSuitOrderClubsLow;
+  out["straights"] =
+      rules_.straights == StraightSet::kStandard ? kStraightsStandard : kStraightsNoTwos;
+  return out;
+}
+
+Json BigTwoGame::result() const {
+  if (!finished_) return nullptr;
+  const int best = *std::max_element(scores_.begin(), scores_.begin() + seats_);
+  Json winners = Json::array();
+  for (Seat s = 0; s < seats_; ++s) {
+    if (scores_[s] == best) winners.push_back(s);
+  }
+  Json deals = Json::array();
+  for (const DealResult& r : results_) deals.push_back(deal_result_json(r));
+  return {{"scores", std::vector<int>(scores_.begin(), scores_.begin() + seats_)},
+          {"winners", std::move(winners)},
+          {"deals", std::move(deals)}};
+}
+
+Json BigTwoGame::full_state() const {
+  Json hands = Json::array();
+  for (Seat s = 0; s < seats_; ++s) hands.push_back(cards_to_json(hands_[s]));
+  Json deals = Json::array();
+  for (const DealResult& r : results_) {
+    deals.push_back(deal_result_json(r));
+    deals.back()["final_play"] = cards_to_json(r.final_play);
+  }
+  return {{"seed", seed_},
+          {"suit_order", static_cast<int>(rules_.suit_order)},
+          {"straights", static_cast<int>(rules_.straights)},
+          {"deals", deals_},
+          {"finished", finished_},
+          {"deal", deal_},
+          {"hands", std::move(hands)},
+          {"undealt", cards_to_json(undealt_)},
+          {"played", cards_to_json(played_)},
+          {"turn", turn_},
+          {"leader", leader_},
+          {"table", table_json()},
+          {"passed", passed_},
+          {"required", cards_to_json(required_)},
+          {"scores", std::vector<int>(scores_.begin(), scores_.begin() + seats_)},
+          {"deal_results", std::move(deals)}};
+}
+
+std::uint64_t BigTwoGame::state_hash() const {
+  // A multiply-xorshift mix per 64-bit field: integer arithmetic only, the same on every
+  // machine.
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  auto mix = [&hash](std::uint64_t value) {
+    hash = (hash ^ value) * 0x9E3779B97F4A7C15ULL;
+    hash ^= hash >> 29;
+  };
+  auto mix_int = [&mix](std::int64_t value) { mix(static_cast<std::uint64_t>(value)); };
+  mix(static_cast<std::uint64_t>(rules_.suit_order));
+  mix(static_cast<std::uint64_t>(rules_.straights));
+  mix_int(seats_);
+  mix_int(deals_);
+  mix(seed_);
+  mix(finished_);
+  mix_int(deal_);
+  for (Seat s = 0; s < seats_; ++s) mix(hands_[s].bits());
+  mix(undealt_.bits());
+  mix(played_.bits());
+  mix_int(turn_);
+  mix_int(leader_);
+  mix(has_table_);
+  if (has_table_) {
+    mix(table_.cards.bits());
+    mix_int(table_seat_);
+  }
+  mix(passed_);
+  mix(required_.bits());
+  for (Seat s = 0; s < seats_; ++s) mix_int(scores_[s]);
+  mix(results_.size());
+  for (const DealResult& r : results_) {
+    mix_int(r.deal);
+    mix_int(r.winner);
+    for (Seat s = 0; s < seats_; ++s) {
+      mix_int(r.points[s]);
+      mix_int(r.cards_left[s]);
+    }
+    mix(r.final_play.bits());
+  }
+  return hash;
+}
+
+}  // namespace bigtwo
+
+GameInfo bigtwo_info() {
+  GameInfo info;
+  info.kind = "bigtwo";
+  info.name = "Big Two";
+  info.description =
+      "Climbing game: beat the table with a higher single, pair, triple or five-card hand; "
+      "first to shed every card wins the deal.";
+  info.rules_url = "https://www.pagat.com/climbing/bigtwo.html";
+  info.min_seats = 2;
+  info.max_seats = bigtwo::kMaxSeats;
+  info.default_seats = 4;
+  info.options = {
+      OptionSpec::integer("deals", 1, 1, 20,
+                          "Deals to play; the winner of a deal leads the next with anything"),
+      OptionSpec::choice(
+          "suit_order",
+          {{std::string(bigtwo::kSuitOrderReference),
+            "Spades > hearts > clubs > diamonds (reference); 3 of diamonds is lowest"},
+           {std::string(bigtwo::kSuitOrderClubsLow),
+            "Spades > hearts > diamonds > clubs; 3 of clubs is lowest"}},
+          "Suit order, high to low"),
+      OptionSpec::choice(
+          "straights",
+          {{std::string(bigtwo::kStraightsStandard),
+            "3-4-5-6-7 up to 10-J-Q-K-A, plus 2-3-4-5-6 < A-2-3-4-5 < J-Q-K-A-2 (highest)"},
+           {std::string(bigtwo::kStraightsNoTwos), "Only 3-4-5-6-7 up to 10-J-Q-K-A"}},
+          "Which five-card sequences are straights"),
+  };
+  info.create = [](const Json& options, int seats, std::uint64_t seed) -> std::unique_ptr<Game> {
+    return std::make_unique<bigtwo::BigTwoGame>(options, seats, seed);
+  };
+  return info;
+}
+
+}  // namespace parlor
