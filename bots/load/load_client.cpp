@@ -40,6 +40,8 @@ void LoadClient::stop() {
 void LoadClient::on_connect(beast::error_code ec) {
   if (ec) return fail("connect");
   beast::get_lowest_layer(ws_).expires_never();
+  // Without this, Nagle's algorithm and delayed ACKs add tens of milliseconds per move.
+  beast::get_lowest_layer(ws_).socket().set_option(net::ip::tcp::no_delay(true), ec);
   ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
   ws_.async_handshake(settings_.host, settings_.path,
                       [self = shared_from_this()](beast::error_code e) { self->on_handshake(e); });
