@@ -1,5 +1,9 @@
 #include "bots/strategy.h"
 
+#include <array>
+
+#include "bots/greedy.h"
+
 namespace parlor::bots {
 namespace {
 
@@ -9,7 +13,28 @@ class RandomStrategy final : public Strategy {
   Json choose(const Json&, const Json& prompt, Rng& rng) override {
     return random_move(prompt, rng);
   }
+  bool reads_view() const override { return false; }
 };
+
+// The per-game heuristics: one line per game.
+struct GreedyEntry {
+  std::string_view kind;
+  std::unique_ptr<Strategy> (*make)();
+};
+constexpr std::array<GreedyEntry, 5> kGreedy = {{
+    {"bigtwo", make_greedy_bigtwo},
+    {"spades", make_greedy_spades},
+    {"bidwhist", make_greedy_bidwhist},
+    {"agram", make_greedy_agram},
+    {"splendor", make_greedy_splendor},
+}};
+
+const GreedyEntry* find_greedy(std::string_view kind) {
+  for (const GreedyEntry& entry : kGreedy) {
+    if (entry.kind == kind) return &entry;
+  }
+  return nullptr;
+}
 
 }  // namespace
 
@@ -34,11 +59,18 @@ Json random_move(const Json& prompt, Rng& rng) {
   return nullptr;
 }
 
-std::unique_ptr<Strategy> make_strategy(std::string_view name, std::string_view) {
+std::unique_ptr<Strategy> make_strategy(std::string_view name, std::string_view kind) {
   if (name == "random") return std::make_unique<RandomStrategy>();
+  if (name == "greedy") {
+    if (const GreedyEntry* entry = find_greedy(kind)) return entry->make();
+  }
   return nullptr;
 }
 
-std::vector<std::string> strategy_names(std::string_view) { return {"random"}; }
+std::vector<std::string> strategy_names(std::string_view kind) {
+  std::vector<std::string> names = {"random"};
+  if (find_greedy(kind)) names.emplace_back("greedy");
+  return names;
+}
 
 }  // namespace parlor::bots

@@ -20,9 +20,13 @@ class Strategy {
   // A move for the seat whose `view` and `prompt` ({"legal":[...]} or {"choose":{...}}) these
   // are. Returns null only when the prompt offers nothing.
   virtual Json choose(const Json& view, const Json& prompt, Rng& rng) = 0;
+  // False when choose() ignores the view, so a caller may pass null instead of building one
+  // (the simulator's fast path for random play).
+  virtual bool reads_view() const { return true; }
 };
 
-// The strategy called `name` for game `kind`, or null when there is none.
+// The strategy called `name` for game `kind`, or null when there is none: "random" for every
+// kind, "greedy" for the kinds with a heuristic (bots/greedy_<kind>.cpp).
 std::unique_ptr<Strategy> make_strategy(std::string_view name, std::string_view kind);
 // Names accepted by make_strategy for `kind`.
 std::vector<std::string> strategy_names(std::string_view kind);

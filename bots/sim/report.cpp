@@ -1,0 +1,94 @@
+// The simulator report as JSON (for scripts) and as text (for people).
+#include <cstdio>
+#include <string>
+
+#include "bots/sim/simulator.h"
+
+namespace parlor::sim {
+namespace {
+
+Json rate_json(const Rate& r) {
+  return {{"wins", r.wins}, {"trials", r.trials}, {"rate", r.rate}, {"ci95", {r.low, r.high}}};
+}
+
+std::string format(const char* pattern, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, pattern, value);
+  return buffer;
+}
+
+std::string rate_text(const Rate& r) {
+  return std::to_string(r.wins) + "/" + std::to_string(r.trials) + "  " +
+         format("%6.2f%%", 100 * r.rate) + "  [" + format("%.2f%%", 100 * r.low) + ", " +
+         format("%.2f%%", 100 * r.high) + "]";
+}
+
+}  // namespace
+
+Json report_to_json(const SimReport& report) {
+  Json seats = Json::array();
+  for (std::size_t s = 0; s < report.seat_rates.size(); ++s) {
+    Json entry = rate_json(report.seat_rates[s]);
+    entry["seat"] = s;
+    entry["strategy"] = report.rotate ? Json(nullptr) : Json(report.bots[s]);
+    seats.push_back(std::move(entry));
+  }
+  Json strategies = Json::array();
+  for (const StrategyRate& sr : report.strategy_rates) {
+    Json entry = rate_json(sr.rate);
+    entry["strategy"] = sr.name;
+    strategies.push_back(std::move(entry));
+  }
+  const GameQuality& q = report.quality;
+  return {{"game", report.kind},
+          {"seats", report.seats},
+          {"options", report.options},
+          {"seed", report.seed},
+          {"games", report.games},
+          {"bots", report.bots},
+          {"rotate", report.rotate},
+          {"win_rate_per_seat", std::move(seats)},
+          {"win_rate_per_strategy", std::move(strategies)},
+          {"decisions", report.decisions},
+          {"moves_per_game", report.moves_per_game},
+          {"branching_factor", report.branching},
+          {"lead_changes_per_game", q.lead_changes},
+          {"quality",
+           {{"fairness", report.fairness},
+            {"drama", q.drama},
+            {"convergence", q.convergence},
+            {"spread", q.spread},
+            {"security", q.security},
+            {"order", q.order}}}};
+}
+
+std::string report_to_text(const SimReport& report) {
+  std::string out = "parlor-sim: " + report.kind + ", " + std::to_string(report.seats) +
+                    " seats, " + std::to_string(report.games) + " games, seed " +
+                    std::to_string(report.seed) + ", options " + report.options.dump() +
+                    (report.rotate ? ", seats rotated each game" : "") + "\n";
+  out += "win rate per seat (95% CI):\n";
+  for (std::size_t s = 0; s < report.seat_rates.size(); ++s) {
+    std::string label = "  seat " + std::to_string(s) + "  " + report.bots[s];
+    if (report.rotate) label = "  seat " + std::to_string(s);
+    label.resize(std::max<std::size_t>(label.size(), 20), ' ');
+    out += label + rate_text(report.seat_rates[s]) + "\n";
+  }
+  out += "win rate per strategy (95% CI, per seat-game):\n";
+  for (const StrategyRate& sr : report.strategy_rates) {
+    std::string label = "  " + sr.name;
+    label.resize(std::max<std::size_t>(label.size(), 20), ' ');
+    out += label + rate_text(sr.rate) + "\n";
+  }
+  const GameQuality& q = report.quality;
+  out += "game length:      " + format("%.2f", report.moves_per_game) + " moves\n";
+  out += "branching factor: " + format("%.2f", report.branching) + " legal moves per decision\n";
+  out += "lead changes:     " + format("%.3f", q.lead_changes) + " per game\n";
+  out += "quality:          fairness " + format("%.3f", report.fairness) + "  drama " +
+         format("%.3f", q.drama) + "  convergence " + format("%.3f", q.convergence) + "  spread " +
+         format("%.3f", q.spread) + "  security " + format("%.3f", q.security) + "  order " +
+         format("%.3f", q.order) + "\n";
+  return out;
+}
+
+}  // namespace parlor::sim

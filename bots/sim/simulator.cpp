@@ -1,0 +1,252 @@
+#include "bots/sim/simulator.h"
+
+#include <cmath>
+#include <memory>
+
+#include "bots/sim/standings.h"
+#include "bots/strategy.h"
+#include "games/registry.h"
+
+namespace parlor::sim {
+namespace {
+
+constexpr std::int64_t kMaxMovesPerGame = 200000;  // a game that long is an engine or bot bug
+
+// SplitMix64: spreads consecutive game numbers over unrelated seeds.
+std::uint64_t mix_seed(std::uint64_t value) {
+  value += 0x9E3779B97F4A7C15ULL;
+  value = (value ^ (value >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  value = (value ^ (value >> 27)) * 0x94D049BB133111EBULL;
+  return value ^ (value >> 31);
+}
+
+// Legal moves offered by a prompt: the `legal` list, or the number of `count`-subsets a
+// `choose` prompt allows.
+double prompt_branching(const Json& prompt) {
+  if (const auto legal = prompt.find("legal"); legal != prompt.end() && legal->is_array()) {
+    return static_cast<double>(legal->size());
+  }
+  if (const auto choose = prompt.find("choose"); choose != prompt.end() && choose->is_object()) {
+    const double n = static_cast<double>(choose->value("from", Json::array()).size());
+    const double k = choose->value("count", 0.0);
+    double ways = 1;
+    for (double i = 0; i < k; ++i) ways = ways * (n - i) / (i + 1);
+    return std::round(ways);
+  }
+  return 0;
+}
+
+struct Totals {
+  std::vector<std::int64_t> seat_wins;
+  std::vector<std::int64_t> strategy_wins;
+  std::vector<std::int64_t> strategy_trials;
+  std::int64_t moves = 0;
+  std::int64_t decisions = 0;
+  double legal_moves = 0;
+  GameQuality quality_sum;
+};
+
+struct Table {
+  std::vector<std::unique_ptr<bots::Strategy>> strategies;  // per listed seat
+  std::vector<int> strategy_index;                          // per listed seat -> name index
+  std::vector<std::string> names;                           // distinct, in order of appearance
+};
+
+std::optional<Table> make_table(const std::string& kind, const std::vector<std::string>& bots,
+                                std::string& error) {
+  Table table;
+  for (const std::string& name : bots) {
+    auto strategy = bots::make_strategy(name, kind);
+    if (!strategy) {
+      error = "no strategy \"" + name + "\" for " + kind + " (known:";
+      for (const auto& known : bots::strategy_names(kind)) error += " " + known;
+      error += ")";
+      return std::nullopt;
+    }
+    table.strategies.push_back(std::move(strategy));
+    std::size_t index = 0;
+    while (index < table.names.size() && table.names[index] != name) ++index;
+    if (index == table.names.size()) table.names.push_back(name);
+    table.strategy_index.push_back(static_cast<int>(index));
+  }
+  return table;
+}
+
+// Plays one game; returns false with `error` set when a strategy's move was rejected.
+bool play_game(Game& game, Table& table, const GameProbe& probe, const SimConfig& config,
+               std::int64_t game_number, Rng& rng, Trajectory& trajectory, Totals& totals,
+               std::string& error) {
+  const int seats = game.seat_count();
+  const int sides = probe.sides(seats);
+  std::vector<double> standing(static_cast<std::size_t>(sides), 0.0);
+  trajectory.reset(sides);
+  const int shift = config.rotate ? static_cast<int>(game_number % seats) : 0;
+  auto listed_seat = [&](Seat seat) { return static_cast<std::size_t>((seat + shift) % seats); };
+
+  std::int64_t moves = 0;
+  while (!game.finished()) {
+    const std::vector<Seat> acting = game.to_act();
+    if (acting.empty() || ++moves > kMaxMovesPerGame) {
+      error = "game " + std::to_string(game_number) + " stalled after " + std::to_string(moves) +
+              " moves";
+      return false;
+    }
+    const Seat seat = acting.front();
+    bots::Strategy& strategy = *table.strategies[listed_seat(seat)];
+    std::optional<int> fast;
+    if (config.fast_random && !strategy.reads_view())
+      fast = probe.fast_random_move(game, seat, rng);
+    if (fast) {
+      trajectory.add_decision(*fast);
+    } else {
+      const Json prompt = game.prompt(seat);
+      const Json view = strategy.reads_view() ? game.view(seat) : Json();
+      const Json move = strategy.choose(view, prompt, rng);
+      const MoveResult result = game.apply(seat, move);
+      if (!result.ok()) {
+        error = "game " + std::to_string(game_number) + ": strategy " +
+                std::string(strategy.name()) + " at seat " + std::to_string(seat) + " played " +
+                move.dump() + ", rejected: " + result.code() + " (" + result.message() + ")";
+        return false;
+      }
+      trajectory.add_decision(prompt_branching(prompt));
+    }
+    probe.standings(game, standing);
+    trajectory.add_step(standing);
+  }
+
+  // Winners, per seat and per side.
+  std::vector<bool> seat_won(static_cast<std::size_t>(seats), false);
+  std::vector<bool> side_won(static_cast<std::size_t>(sides), false);
+  const Json result = game.result();
+  if (const auto winners = result.find("winners"); winners != result.end() && winners->is_array()) {
+    for (const Json& w : *winners) {
+      if (!w.is_number_integer() || w.get<int>() < 0 || w.get<int>() >= seats) continue;
+      seat_won[w.get<std::size_t>()] = true;
+      side_won[static_cast<std::size_t>(probe.side_of(w.get<Seat>()))] = true;
+    }
+  }
+  for (Seat seat = 0; seat < seats; ++seat) {
+    const auto s = static_cast<std::size_t>(seat);
+    const auto strategy = static_cast<std::size_t>(table.strategy_index[listed_seat(seat)]);
+    ++totals.strategy_trials[strategy];
+    if (seat_won[s]) {
+      ++totals.seat_wins[s];
+      ++totals.strategy_wins[strategy];
+    }
+  }
+  totals.moves += moves;
+  totals.decisions += static_cast<std::int64_t>(trajectory.branching().size());
+  for (double b : trajectory.branching()) totals.legal_moves += b;
+  const GameQuality q = measure_game(trajectory, side_won);
+  totals.quality_sum.lead_changes += q.lead_changes;
+  totals.quality_sum.drama += q.drama;
+  totals.quality_sum.security += q.security;
+  totals.quality_sum.order += q.order;
+  totals.quality_sum.spread += q.spread;
+  totals.quality_sum.convergence += q.convergence;
+  return true;
+}
+
+}  // namespace
+
+Rate make_rate(std::int64_t wins, std::int64_t trials) {
+  Rate r;
+  r.wins = wins;
+  r.trials = trials;
+  if (trials <= 0) return r;
+  const double n = static_cast<double>(trials);
+  const double p = static_cast<double>(wins) / n;
+  constexpr double z = 1.959963984540054;  // 97.5th percentile of the normal distribution
+  const double denominator = 1 + z * z / n;
+  const double centre = (p + z * z / (2 * n)) / denominator;
+  const double half = z * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator;
+  r.rate = p;
+  r.low = std::max(0.0, centre - half);
+  r.high = std::min(1.0, centre + half);
+  return r;
+}
+
+std::optional<SimReport> run_simulation(const SimConfig& config, std::string& error) {
+  const GameInfo* info = find_game(config.kind);
+  if (!info) {
+    error = "unknown game \"" + config.kind + "\"";
+    return std::nullopt;
+  }
+  if (config.games <= 0) {
+    error = "--games must be positive";
+    return std::nullopt;
+  }
+  if (config.bots.empty()) {
+    error = "--bots needs at least one strategy";
+    return std::nullopt;
+  }
+  int seats = config.seats;
+  if (seats == 0) {
+    // As many seats as bots listed, when the game can seat that many; else its default.
+    const auto listed = static_cast<int>(config.bots.size());
+    seats = listed > 1 && listed >= info->min_seats && listed <= info->max_seats
+                ? listed
+                : info->default_seats;
+  }
+  if (static_cast<int>(config.bots.size()) > seats) {
+    error =
+        std::to_string(config.bots.size()) + " bots listed for " + std::to_string(seats) + " seats";
+    return std::nullopt;
+  }
+  std::vector<std::string> bots = config.bots;
+  bots.resize(static_cast<std::size_t>(seats), config.bots.back());
+
+  // Validate options and seats once; every game is then dealt from the normalized options.
+  Json normalized;
+  if (!create_game(*info, config.options, seats, config.seed, &normalized, error)) {
+    return std::nullopt;
+  }
+  auto table = make_table(config.kind, bots, error);
+  if (!table) return std::nullopt;
+  const auto probe = make_probe(config.kind);
+
+  Totals totals;
+  totals.seat_wins.assign(static_cast<std::size_t>(seats), 0);
+  totals.strategy_wins.assign(table->names.size(), 0);
+  totals.strategy_trials.assign(table->names.size(), 0);
+  Trajectory trajectory;
+  for (std::int64_t i = 0; i < config.games; ++i) {
+    const std::uint64_t game_seed = mix_seed(config.seed ^ mix_seed(static_cast<std::uint64_t>(i)));
+    const auto game = info->create(normalized, seats, game_seed);
+    Rng rng(mix_seed(game_seed));
+    if (!play_game(*game, *table, *probe, config, i, rng, trajectory, totals, error)) {
+      return std::nullopt;
+    }
+  }
+
+  SimReport report;
+  report.kind = config.kind;
+  report.seats = seats;
+  report.options = normalized;
+  report.seed = config.seed;
+  report.games = config.games;
+  report.bots = bots;
+  report.rotate = config.rotate;
+  for (auto wins : totals.seat_wins) report.seat_rates.push_back(make_rate(wins, config.games));
+  for (std::size_t i = 0; i < table->names.size(); ++i) {
+    report.strategy_rates.push_back(
+        {table->names[i], make_rate(totals.strategy_wins[i], totals.strategy_trials[i])});
+  }
+  const auto games = static_cast<double>(config.games);
+  report.decisions = totals.decisions;
+  report.moves_per_game = static_cast<double>(totals.moves) / games;
+  report.branching =
+      totals.decisions > 0 ? totals.legal_moves / static_cast<double>(totals.decisions) : 0;
+  report.quality = totals.quality_sum;
+  report.quality.lead_changes /= games;
+  report.quality.drama /= games;
+  report.quality.security /= games;
+  report.quality.order /= games;
+  report.quality.spread /= games;
+  report.quality.convergence /= games;
+  report.fairness = fairness(totals.seat_wins);
+  return report;
+}
+
+}  // namespace parlor::sim

@@ -1,0 +1,72 @@
+// In-process self-play: many seeded games of one kind between bot strategies, and a report of
+// win rates (with 95% confidence intervals), game length, branching factor, lead changes and
+// the CardStock-style quality heuristics. No network, no threads, no clock: the same config
+// gives the same report, bit for bit (parlor-sim prints timing separately, on stderr).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bots/sim/quality.h"
+#include "games/core/game.h"
+
+namespace parlor::sim {
+
+struct SimConfig {
+  std::string kind;
+  std::int64_t games = 1000;
+  // Strategy per seat; a shorter list is padded with its last entry.
+  std::vector<std::string> bots = {"random"};
+  std::uint64_t seed = 1;
+  int seats = 0;  // 0: the number of bots listed if the game seats that many, else its default
+  Json options = nullptr;
+  // Rotate the assignment one seat per game, so each strategy plays every seat equally often.
+  bool rotate = false;
+  // Test seam: false sends `random` through views and prompts even where a JSON-free path
+  // exists; both give the same games.
+  bool fast_random = true;
+};
+
+// A win rate with its Wilson 95% confidence interval.
+struct Rate {
+  std::int64_t wins = 0;
+  std::int64_t trials = 0;
+  double rate = 0;
+  double low = 0;
+  double high = 0;
+};
+Rate make_rate(std::int64_t wins, std::int64_t trials);
+
+struct StrategyRate {
+  std::string name;
+  Rate rate;
+};
+
+struct SimReport {
+  std::string kind;
+  int seats = 0;
+  Json options;  // normalized
+  std::uint64_t seed = 0;
+  std::int64_t games = 0;
+  std::vector<std::string> bots;  // per seat (before rotation)
+  bool rotate = false;
+
+  std::vector<Rate> seat_rates;  // per seat
+  std::vector<StrategyRate> strategy_rates;
+  std::int64_t decisions = 0;
+  double moves_per_game = 0;
+  double branching = 0;  // legal moves per decision
+  GameQuality quality;   // per-game measures averaged over games
+  double fairness = 0;   // over seats
+};
+
+// Runs the simulation; nullopt with a message in `error` on a bad config or a strategy that
+// answered with an illegal move.
+std::optional<SimReport> run_simulation(const SimConfig& config, std::string& error);
+
+Json report_to_json(const SimReport& report);
+std::string report_to_text(const SimReport& report);
+
+}  // namespace parlor::sim

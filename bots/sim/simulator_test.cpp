@@ -1,0 +1,118 @@
+// parlor-sim's engine: the same config gives the same report; the JSON-free random path plays
+// exactly the games the prompt path plays; the quality measures and intervals on hand-made data.
+#include "bots/sim/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include "bots/sim/quality.h"
+
+namespace parlor::sim {
+namespace {
+
+SimReport run(SimConfig config) {
+  std::string error;
+  auto report = run_simulation(config, error);
+  EXPECT_TRUE(report) << error;
+  return report ? *report : SimReport{};
+}
+
+SimConfig config_for(const char* kind, std::int64_t games, std::vector<std::string> bots) {
+  SimConfig config;
+  config.kind = kind;
+  config.games = games;
+  config.bots = std::move(bots);
+  config.seed = 7;
+  return config;
+}
+
+TEST(Simulator, SameSeedSameReport) {
+  for (const char* kind : {"bigtwo", "spades", "bidwhist", "agram", "splendor"}) {
+    const SimConfig config = config_for(kind, 20, {"greedy", "random"});
+    EXPECT_EQ(report_to_json(run(config)).dump(), report_to_json(run(config)).dump()) << kind;
+    EXPECT_EQ(report_to_text(run(config)), report_to_text(run(config))) << kind;
+  }
+}
+
+TEST(Simulator, DifferentSeedDifferentGames) {
+  SimConfig a = config_for("bigtwo", 200, {"random"});
+  SimConfig b = a;
+  b.seed = 8;
+  EXPECT_NE(report_to_json(run(a)).dump(), report_to_json(run(b)).dump());
+}
+
+TEST(Simulator, FastRandomPathPlaysTheSameGamesAsPrompts) {
+  SimConfig fast = config_for("bigtwo", 300, {"random", "greedy", "random", "random"});
+  SimConfig slow = fast;
+  slow.fast_random = false;
+  EXPECT_EQ(report_to_json(run(fast)).dump(), report_to_json(run(slow)).dump());
+}
+
+TEST(Simulator, CountsEveryGameAndSeat) {
+  SimConfig config = config_for("agram", 100, {"greedy", "random"});
+  config.seats = 3;  // "greedy, random" padded to three seats
+  const SimReport report = run(config);
+  ASSERT_EQ(report.seats, 3);
+  EXPECT_EQ(report.bots, (std::vector<std::string>{"greedy", "random", "random"}));
+  std::int64_t wins = 0;
+  for (const Rate& r : report.seat_rates) wins += r.wins;
+  EXPECT_EQ(wins, 100);  // Agram has exactly one winner
+  ASSERT_EQ(report.strategy_rates.size(), 2U);
+  EXPECT_EQ(report.strategy_rates[0].rate.trials, 100);
+  EXPECT_EQ(report.strategy_rates[1].rate.trials, 200);
+  EXPECT_DOUBLE_EQ(report.moves_per_game, 18);  // six tricks of three cards
+}
+
+TEST(Simulator, RejectsBadConfigs) {
+  std::string error;
+  EXPECT_FALSE(run_simulation(config_for("chess", 1, {"random"}), error));
+  EXPECT_NE(error.find("unknown game"), std::string::npos);
+  EXPECT_FALSE(run_simulation(config_for("bigtwo", 1, {"minimax"}), error));
+  EXPECT_NE(error.find("no strategy"), std::string::npos);
+  SimConfig too_many = config_for("spades", 1, {"random", "random", "random", "random", "random"});
+  EXPECT_FALSE(run_simulation(too_many, error));
+  SimConfig bad_options = config_for("bigtwo", 1, {"random"});
+  bad_options.options = {{"deals", 0}};
+  EXPECT_FALSE(run_simulation(bad_options, error));
+}
+
+TEST(Quality, MeasuresAHandMadeTrajectory) {
+  // Two sides; side 1 leads early, side 0 overtakes and wins.
+  Trajectory t;
+  t.reset(2);
+  t.add_step({0, 0});  // level
+  t.add_step({0, 2});  // side 1 leads by the whole range
+  t.add_step({1, 2});  // still side 1
+  t.add_step({3, 2});  // side 0 takes the lead: one lead change
+  for (double b : {6.0, 6.0, 3.0, 3.0, 2.0, 2.0}) t.add_decision(b);
+  const GameQuality q = measure_game(t, {true, false});
+  EXPECT_DOUBLE_EQ(q.lead_changes, 1);
+  // Winner's deficit share per step: 0 (level), 1, 1, 0 -> 2 / 4.
+  EXPECT_DOUBLE_EQ(q.drama, 0.5);
+  // Leader's cushion share: 0, 1, 1, 1 -> 3 / 4.
+  EXPECT_DOUBLE_EQ(q.security, 0.75);
+  // Final order (0 above 1) already true: -, no, no, yes -> 1 / 4.
+  EXPECT_DOUBLE_EQ(q.order, 0.25);
+  // Final gap 1 over the largest standing 3.
+  EXPECT_DOUBLE_EQ(q.spread, 1.0 / 3);
+  // First third 6+6, last third 2+2.
+  EXPECT_DOUBLE_EQ(q.convergence, 1 - 4.0 / 12);
+}
+
+TEST(Quality, Fairness) {
+  EXPECT_DOUBLE_EQ(fairness({25, 25, 25, 25}), 1);
+  EXPECT_DOUBLE_EQ(fairness({100, 0, 0, 0}), 0);
+  EXPECT_NEAR(fairness({50, 50, 0, 0}), 1 - (0.25 + 0.25 + 0.25 + 0.25) * 4 / 6.0, 1e-12);
+}
+
+TEST(Quality, WilsonInterval) {
+  const Rate r = make_rate(50, 100);
+  EXPECT_DOUBLE_EQ(r.rate, 0.5);
+  EXPECT_NEAR(r.low, 0.4038, 1e-4);
+  EXPECT_NEAR(r.high, 0.5962, 1e-4);
+  const Rate none = make_rate(0, 10);
+  EXPECT_DOUBLE_EQ(none.low, 0);
+  EXPECT_GT(none.high, 0.25);
+}
+
+}  // namespace
+}  // namespace parlor::sim
