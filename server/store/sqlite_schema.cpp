@@ -1,0 +1,178 @@
+#include "server/store/sqlite_schema.h"
+
+#include <algorithm>
+#include <array>
+#include <sstream>
+
+#include "server/store/store.h"
+
+namespace parlor::server::sqlite {
+namespace {
+
+// Migration N takes a file from user_version N to N+1. Append; never edit a shipped one.
+constexpr std::array<std::string_view, kSchemaVersion> kMigrations = {
+    // 0 -> 1: players, rooms with their seats, games (one per start, with its seed) and moves.
+    R"sql(
+CREATE TABLE players (
+  id         TEXT PRIMARY KEY,
+  name       TEXT NOT NULL,
+  token_hash BLOB NOT NULL CHECK (length(token_hash) = 32),  -- SHA-256; never the token
+  created_ms INTEGER NOT NULL
+);
+CREATE TABLE rooms (
+  id              TEXT PRIMARY KEY,
+  kind            TEXT NOT NULL,
+  seats           INTEGER NOT NULL CHECK (seats > 0),
+  game_options    TEXT NOT NULL,  -- JSON, normalized
+  room_options    TEXT NOT NULL,  -- JSON
+  creator_id      TEXT REFERENCES players(id),
+  status          TEXT NOT NULL CHECK (status IN ('waiting', 'playing', 'finished', 'abandoned')),
+  game_number     INTEGER NOT NULL CHECK (game_number >= 0),  -- the current game; 0: none yet
+  created_ms      INTEGER NOT NULL,
+  finished_ms     INTEGER
+);
+CREATE INDEX rooms_by_status ON rooms (status);
+CREATE TABLE room_seats (
+  room_id   TEXT NOT NULL REFERENCES rooms(id) ON DELETE CASCADE,
+  seat      INTEGER NOT NULL CHECK (seat >= 0),
+  player_id TEXT REFERENCES players(id),  -- NULL: a bot added with add_bot
+  name      TEXT NOT NULL,
+  bot       TEXT,                         -- the strategy while a bot plays the seat
+  PRIMARY KEY (room_id, seat)
+) WITHOUT ROWID;
+CREATE TABLE games (
+  room_id     TEXT NOT NULL REFERENCES rooms(id) ON DELETE CASCADE,
+  game_number INTEGER NOT NULL CHECK (game_number > 0),
+  seed        INTEGER NOT NULL,  -- the uint64 seed's bits as int64
+  start_seq   INTEGER NOT NULL,
+  started_ms  INTEGER NOT NULL,
+  finished_ms INTEGER,
+  PRIMARY KEY (room_id, game_number)
+) WITHOUT ROWID;
+CREATE TABLE moves (
+  room_id     TEXT NOT NULL,
+  game_number INTEGER NOT NULL,
+  seq         INTEGER NOT NULL,
+  seat        INTEGER NOT NULL,
+  move        TEXT NOT NULL,  -- JSON
+  at_ms       INTEGER NOT NULL,
+  PRIMARY KEY (room_id, game_number, seq),
+  FOREIGN KEY (room_id, game_number) REFERENCES games(room_id, game_number) ON DELETE CASCADE
+) WITHOUT ROWID;
+)sql",
+};
+
+std::string data_file(const std::filesystem::path& file) { return "data file " + file.string(); }
+
+// Turns an SQLite error while opening into a message that says what is wrong with the file.
+[[noreturn]] void fail(const std::filesystem::path& file, const Error& error) {
+  const int primary = error.code() & 0xff;
+  if (primary == SQLITE_NOTADB) {
+    throw StoreError(data_file(file) + " is not a SQLite database (or is encrypted or corrupt): " +
+                     error.what() + "; move it away to start with an empty store");
+  }
+  if (primary == SQLITE_CORRUPT) {
+    throw StoreError(data_file(file) + " is corrupt: " + error.what() +
+                     "; restore it from a backup or move it away");
+  }
+  if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM ||
+      primary == SQLITE_IOERR) {
+    throw StoreError("cannot open " + data_file(file) + " for writing: " + error.what() +
+                     " (check that the data directory is writable)");
+  }
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
+    throw StoreError(data_file(file) + " is locked by another process: " + error.what());
+  }
+  throw StoreError("cannot open " + data_file(file) + ": " + error.what());
+}
+
+// Refuses a valid SQLite file that is not ours, rather than adding tables to it.
+void check_identity(Db& db, const std::filesystem::path& file) {
+  const std::int64_t application_id = db.query_int("PRAGMA application_id");
+  if (application_id == kApplicationId) return;
+  const std::int64_t objects = db.query_int("SELECT count(*) FROM sqlite_master");
+  if (application_id == 0 && objects == 0) return;  // a new, empty file
+  std::ostringstream message;
+  message << data_file(file) << " is a SQLite database but not a Parlor data file (application_id "
+          << application_id << ", " << objects << " schema objects)";
+  throw StoreError(message.str());
+}
+
+void check_integrity(Db& db, const std::filesystem::path& file) {
+  Statement check(db, "PRAGMA quick_check(5)");
+  std::string problems;
+  while (check.step()) {
+    std::string line = check.column_text(0);
+    if (line == "ok") return;
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    problems += (problems.empty() ? "" : "; ") + line;
+  }
+  throw StoreError(data_file(file) + " is corrupt (PRAGMA quick_check: " + problems +
+                   "); restore it from a backup or move it away");
+}
+
+void migrate(Db& db, const std::filesystem::path& file) {
+  const std::int64_t version = db.query_int("PRAGMA user_version");
+  if (version > kSchemaVersion) {
+    throw StoreError(data_file(file) + " has schema version " + std::to_string(version) +
+                     ", newer than this build's " + std::to_string(kSchemaVersion) +
+                     "; run a newer parlor-server");
+  }
+  for (std::int64_t step = version; step < kSchemaVersion; ++step) {
+    // One transaction per step: a crash mid-migration leaves the previous version intact.
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.exec(std::string(kMigrations[static_cast<std::size_t>(step)]));
+      db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+      db.exec("PRAGMA user_version = " + std::to_string(step + 1));
+      db.exec("COMMIT");
+    } catch (const Error&) {
+      db.exec("ROLLBACK");
+      throw;
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Db> open_writer(const std::filesystem::path& file, const OpenOptions& options) {
+  try {
+    auto db = std::make_unique<Db>(file);
+    sqlite3_busy_timeout(db->get(), 5000);
+    if (sqlite3_db_readonly(db->get(), "main") == 1) {
+      throw StoreError(data_file(file) + " is read-only; the server must be able to write it");
+    }
+    check_identity(*db, file);
+    if (options.quick_check) check_integrity(*db, file);
+    std::string mode;
+    {
+      Statement journal(*db, "PRAGMA journal_mode = WAL");
+      if (journal.step()) mode = journal.column_text(0);
+    }
+    if (mode != "wal") {
+      throw StoreError("cannot use write-ahead logging for " + data_file(file) +
+                       " (journal_mode is \"" + mode +
+                       "\"); put the data directory on a local "
+                       "file system");
+    }
+    db->exec("PRAGMA synchronous = " + std::string(options.synchronous));
+    db->exec("PRAGMA foreign_keys = ON");
+    migrate(*db, file);
+    return db;
+  } catch (const Error& error) {
+    fail(file, error);
+  }
+}
+
+std::unique_ptr<Db> open_reader(const std::filesystem::path& file) {
+  try {
+    auto db = std::make_unique<Db>(file);
+    sqlite3_busy_timeout(db->get(), 5000);
+    db->exec("PRAGMA query_only = ON");
+    return db;
+  } catch (const Error& error) {
+    fail(file, error);
+  }
+}
+
+}  // namespace parlor::server::sqlite

@@ -1,0 +1,549 @@
+#include "server/store/sqlite_store.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <future>
+#include <iostream>
+#include <system_error>
+
+#include "server/store/sqlite_db.h"
+#include "server/store/sqlite_schema.h"
+
+namespace parlor::server {
+
+using sqlite::Error;
+using sqlite::Statement;
+
+namespace {
+
+std::string_view status_name(StoredRoomStatus status) {
+  switch (status) {
+    case StoredRoomStatus::kWaiting:
+      return "waiting";
+    case StoredRoomStatus::kPlaying:
+      return "playing";
+    case StoredRoomStatus::kFinished:
+      return "finished";
+    case StoredRoomStatus::kAbandoned:
+      return "abandoned";
+  }
+  return "waiting";
+}
+
+std::optional<StoredRoomStatus> parse_status(std::string_view name) {
+  for (auto status : {StoredRoomStatus::kWaiting, StoredRoomStatus::kPlaying,
+                      StoredRoomStatus::kFinished, StoredRoomStatus::kAbandoned}) {
+    if (status_name(status) == name) return status;
+  }
+  return std::nullopt;
+}
+
+// Seeds are uint64; SQLite integers are int64. The bits are stored unchanged.
+std::int64_t seed_bits(std::uint64_t seed) { return static_cast<std::int64_t>(seed); }
+std::uint64_t seed_value(std::int64_t bits) { return static_cast<std::uint64_t>(bits); }
+
+std::string errno_text(int error) { return std::generic_category().message(error); }
+
+// Creates the directory and takes an exclusive lock on `<file>.lock`: two servers writing
+// one file would interleave their logs. The lock dies with the process (kill -9 included).
+int lock_data_dir(const std::filesystem::path& dir, const std::filesystem::path& file) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    throw StoreError("cannot create data directory " + dir.string() + ": " + ec.message());
+  }
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw StoreError("data directory " + dir.string() + " is not a directory");
+  }
+  const std::filesystem::path lock_path = file.string() + ".lock";
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw StoreError("cannot create " + lock_path.string() + ": " + errno_text(errno) +
+                     " (check that the data directory is writable)");
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(fd);
+    if (error == EWOULDBLOCK) {
+      throw StoreError("data file " + file.string() + " is in use by another parlor-server (" +
+                       lock_path.string() + " is locked)");
+    }
+    throw StoreError("cannot lock " + lock_path.string() + ": " + errno_text(error));
+  }
+  return fd;
+}
+
+void check_writable(const std::filesystem::path& dir) {
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw StoreError("data directory " + dir.string() + " is not writable: " + errno_text(errno));
+  }
+}
+
+nlohmann::json parse_json(const std::string& text, const std::string& what) {
+  auto value = nlohmann::json::parse(text, nullptr, false);
+  if (value.is_discarded()) throw StoreError(what + " is not valid JSON");
+  return value;
+}
+
+}  // namespace
+
+// The writer's prepared statements, compiled once at open.
+struct SqliteStore::Statements {
+  explicit Statements(sqlite::Db& db)
+      : begin(db, "BEGIN IMMEDIATE"),
+        commit(db, "COMMIT"),
+        rollback(db, "ROLLBACK"),
+        savepoint(db, "SAVEPOINT room_write"),
+        release(db, "RELEASE room_write"),
+        rollback_to(db, "ROLLBACK TO room_write"),
+        upsert_player(
+            db,
+            "INSERT INTO players (id, name, token_hash, created_ms) VALUES (?1, ?2, ?3, ?4)"
+            " ON CONFLICT (id) DO UPDATE SET name = excluded.name,"
+            " token_hash = excluded.token_hash"),
+        // An upsert, never INSERT OR REPLACE: a replace deletes the row and cascades to the
+        // room's games and moves.
+        upsert_room(db,
+                    "INSERT INTO rooms (id, kind, seats, game_options, room_options, creator_id,"
+                    " status, game_number, created_ms, finished_ms)"
+                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+                    " ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, seats = excluded.seats,"
+                    " game_options = excluded.game_options, room_options = excluded.room_options,"
+                    " creator_id = excluded.creator_id, status = excluded.status,"
+                    " game_number = excluded.game_number, finished_ms = excluded.finished_ms"),
+        delete_seats(db, "DELETE FROM room_seats WHERE room_id = ?1"),
+        insert_seat(db,
+                    "INSERT INTO room_seats (room_id, seat, player_id, name, bot)"
+                    " VALUES (?1, ?2, ?3, ?4, ?5)"),
+        upsert_game(db,
+                    "INSERT INTO games (room_id, game_number, seed, start_seq, started_ms,"
+                    " finished_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+                    " ON CONFLICT (room_id, game_number) DO UPDATE SET seed = excluded.seed,"
+                    " start_seq = excluded.start_seq, started_ms = excluded.started_ms,"
+                    " finished_ms = excluded.finished_ms"),
+        insert_move(db,
+                    "INSERT INTO moves (room_id, game_number, seq, seat, move, at_ms)"
+                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)") {}
+
+  Statement begin, commit, rollback, savepoint, release, rollback_to;
+  Statement upsert_player, upsert_room, delete_seats, insert_seat, upsert_game, insert_move;
+};
+
+SqliteStore::SqliteStore(SqliteStoreOptions options)
+    : options_(std::move(options)), file_(options_.data_dir / options_.file_name) {
+  if (options_.max_batch == 0) options_.max_batch = 1;
+  lock_fd_ = lock_data_dir(options_.data_dir, file_);
+  try {
+    check_writable(options_.data_dir);
+    sqlite::OpenOptions open;
+    open.synchronous =
+        options_.synchronous == SqliteStoreOptions::Synchronous::kFull ? "FULL" : "NORMAL";
+    open.quick_check = options_.quick_check_at_open;
+    writer_db_ = sqlite::open_writer(file_, open);
+    statements_ = std::make_unique<Statements>(*writer_db_);
+    reader_db_ = sqlite::open_reader(file_);
+  } catch (const Error& error) {
+    statements_.reset();
+    writer_db_.reset();
+    ::close(lock_fd_);
+    throw StoreError("cannot prepare data file " + file_.string() + ": " + error.what());
+  } catch (...) {
+    statements_.reset();
+    writer_db_.reset();
+    ::close(lock_fd_);
+    throw;
+  }
+  writer_ = std::thread([this] { run_writer(); });
+}
+
+SqliteStore::~SqliteStore() { close(); }
+
+void SqliteStore::close() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!accepting_ && !writer_.joinable()) return;
+    accepting_ = false;
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  if (writer_.joinable()) writer_.join();
+  // Statements before their connections; the last connection to close checkpoints the WAL.
+  statements_.reset();
+  writer_db_.reset();
+  {
+    std::lock_guard lock(reader_mutex_);
+    reader_db_.reset();
+  }
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+  lock_fd_ = -1;
+}
+
+void SqliteStore::report(std::string_view message) const {
+  if (options_.log_error) return options_.log_error(message);
+  std::cerr << "parlor store: " << message << std::endl;
+}
+
+// ---- the queue -----------------------------------------------------------------------------
+
+void SqliteStore::save_player(PlayerRecord player, DurableCallback on_durable) {
+  enqueue({std::move(player), std::move(on_durable), std::chrono::steady_clock::now()});
+}
+
+void SqliteStore::save_room(RoomRecord room, DurableCallback on_durable) {
+  enqueue({std::move(room), std::move(on_durable), std::chrono::steady_clock::now()});
+}
+
+void SqliteStore::append_move(MoveRecord move, DurableCallback on_durable) {
+  enqueue({std::move(move), std::move(on_durable), std::chrono::steady_clock::now()});
+}
+
+void SqliteStore::flush() {
+  if (std::this_thread::get_id() == writer_.get_id()) {
+    report("flush() called from an on_durable callback; it would never return");
+    return;
+  }
+  std::promise<void> done;
+  auto future = done.get_future();
+  enqueue({FlushMarker{}, [&done](bool) { done.set_value(); }, std::chrono::steady_clock::now()});
+  future.wait();
+}
+
+void SqliteStore::enqueue(Write write) {
+  const bool is_flush = std::holds_alternative<FlushMarker>(write.record);
+  std::unique_lock lock(mutex_);
+  if (!accepting_) {
+    lock.unlock();
+    if (!is_flush) report("a write arrived after the store was closed; it is not stored");
+    if (write.on_durable) write.on_durable(is_flush);
+    return;
+  }
+  queue_.push_back(std::move(write));
+  const std::size_t depth = queue_.size();
+  if (is_flush) ++flushes_queued_;
+  lock.unlock();
+  // The writer needs waking only to start a batch or to cut its window short.
+  if (depth == 1 || depth >= options_.max_batch || is_flush) wake_.notify_one();
+}
+
+StoreStats SqliteStore::stats() const {
+  std::lock_guard lock(mutex_);
+  StoreStats out = stats_;
+  out.queued = queue_.size();
+  return out;
+}
+
+// ---- the writer thread ---------------------------------------------------------------------
+
+void SqliteStore::run_writer() {
+  std::vector<Write> batch;
+  std::vector<char> ok;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+    if (queue_.empty()) return;  // stopping, and everything is committed
+    // Group commit: give other writers until the oldest write's window closes to join.
+    const auto window_end = queue_.front().queued_at + options_.batch_window;
+    wake_.wait_until(lock, window_end, [this] {
+      return queue_.size() >= options_.max_batch || flushes_queued_ > 0 || stopping_;
+    });
+    const auto take = static_cast<std::ptrdiff_t>(std::min(queue_.size(), options_.max_batch));
+    batch.assign(std::make_move_iterator(queue_.begin()),
+                 std::make_move_iterator(queue_.begin() + take));
+    queue_.erase(queue_.begin(), queue_.begin() + take);
+    for (const auto& write : batch) {
+      if (std::holds_alternative<FlushMarker>(write.record)) --flushes_queued_;
+    }
+    lock.unlock();
+
+    commit_batch(batch, ok);
+    std::uint64_t records = 0;
+    std::uint64_t failed = 0;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      if (std::holds_alternative<FlushMarker>(batch[i].record)) continue;
+      ++(ok[i] ? records : failed);
+    }
+    {
+      std::lock_guard stats_lock(mutex_);
+      if (records > 0) ++stats_.batches;
+      stats_.records += records;
+      stats_.failed_records += failed;
+      stats_.largest_batch = std::max<std::uint64_t>(stats_.largest_batch, records);
+    }
+    // Callbacks after the commit, in queue order, outside the lock.
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      if (!batch[i].on_durable) continue;
+      try {
+        batch[i].on_durable(ok[i] != 0);
+      } catch (const std::exception& e) {
+        report(std::string("an on_durable callback threw: ") + e.what());
+      }
+    }
+    batch.clear();
+    lock.lock();
+  }
+}
+
+void SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok) {
+  ok.assign(batch.size(), 0);
+  const auto fail_all = [&](const std::string& why) {
+    report("a batch of " + std::to_string(batch.size()) + " writes was not stored: " + why);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const auto& record = batch[i].record;
+      if (const auto* move = std::get_if<MoveRecord>(&record)) {
+        broken_games_.emplace(move->room_id, move->game_number);
+      }
+      ok[i] = std::holds_alternative<FlushMarker>(record) ? 1 : 0;
+    }
+  };
+  try {
+    statements_->begin.run();
+  } catch (const Error& error) {
+    return fail_all(std::string("BEGIN failed: ") + error.what());
+  }
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    ok[i] = write_one(batch[i]) ? 1 : 0;
+    if (!writer_db_->in_transaction()) {
+      // SQLite rolled the whole transaction back (disk full, I/O error): nothing is stored.
+      return fail_all("SQLite rolled the transaction back");
+    }
+  }
+  try {
+    statements_->commit.run();
+  } catch (const Error& error) {
+    try {
+      if (writer_db_->in_transaction()) statements_->rollback.run();
+    } catch (const Error& rollback_error) {
+      report(std::string("ROLLBACK failed: ") + rollback_error.what());
+    }
+    return fail_all(std::string("COMMIT failed: ") + error.what());
+  }
+}
+
+bool SqliteStore::write_one(const Write& write) {
+  std::string what;
+  try {
+    if (const auto* player = std::get_if<PlayerRecord>(&write.record)) {
+      what = "player " + player->id;
+      write_player(*player);
+    } else if (const auto* room = std::get_if<RoomRecord>(&write.record)) {
+      what = "room " + room->id;
+      write_room(*room);
+    } else if (const auto* move = std::get_if<MoveRecord>(&write.record)) {
+      what = "room " + move->room_id + " game " + std::to_string(move->game_number) + " move seq " +
+             std::to_string(move->seq);
+      write_move(*move);
+    }
+    return true;
+  } catch (const std::exception& e) {
+    report(what + " was not stored: " + e.what());
+    if (const auto* move = std::get_if<MoveRecord>(&write.record)) {
+      broken_games_.emplace(move->room_id, move->game_number);
+    }
+    return false;
+  }
+}
+
+void SqliteStore::write_player(const PlayerRecord& player) {
+  auto& s = statements_->upsert_player;
+  s.bind(1, player.id).bind(2, player.name);
+  s.bind_blob(3, player.token_hash.data(), static_cast<int>(player.token_hash.size()));
+  s.bind(4, player.created_ms);
+  s.run();
+}
+
+void SqliteStore::write_room(const RoomRecord& room) {
+  if (room.occupants.size() > static_cast<std::size_t>(std::max(room.seats, 0))) {
+    throw std::invalid_argument(std::to_string(room.occupants.size()) + " occupants for " +
+                                std::to_string(room.seats) + " seats");
+  }
+  // The room, its seats and its game row together or not at all.
+  auto& s = *statements_;
+  s.savepoint.run();
+  try {
+    s.upsert_room.bind(1, room.id).bind(2, room.kind).bind(3, std::int64_t{room.seats});
+    s.upsert_room.bind(4, room.game_options.dump()).bind(5, room.room_options.dump());
+    s.upsert_room.bind(6, room.creator_id).bind(7, status_name(room.status));
+    s.upsert_room.bind(8, std::int64_t{room.game_number}).bind(9, room.created_ms);
+    s.upsert_room.bind(10, room.finished_ms);
+    s.upsert_room.run();
+    s.delete_seats.bind(1, room.id).run();
+    for (std::size_t seat = 0; seat < room.occupants.size(); ++seat) {
+      const auto& occupant = room.occupants[seat];
+      if (!occupant) continue;
+      s.insert_seat.bind(1, room.id).bind(2, static_cast<std::int64_t>(seat));
+      s.insert_seat.bind(3, occupant->player_id).bind(4, occupant->name).bind(5, occupant->bot);
+      s.insert_seat.run();
+    }
+    if (room.game_number > 0) {
+      s.upsert_game.bind(1, room.id).bind(2, std::int64_t{room.game_number});
+      s.upsert_game.bind(3, seed_bits(room.seed)).bind(4, room.start_seq);
+      s.upsert_game.bind(5, room.game_started_ms).bind(6, room.finished_ms);
+      s.upsert_game.run();
+    }
+    s.release.run();
+  } catch (...) {
+    for (auto* statement : {&s.upsert_room, &s.delete_seats, &s.insert_seat, &s.upsert_game}) {
+      statement->reset();
+    }
+    if (writer_db_->in_transaction()) {
+      s.rollback_to.run();
+      s.release.run();
+    }
+    throw;
+  }
+}
+
+void SqliteStore::write_move(const MoveRecord& move) {
+  if (broken_games_.contains({move.room_id, move.game_number})) {
+    throw std::runtime_error(
+        "an earlier move of this game was not stored; refusing later ones "
+        "so the log has no gap");
+  }
+  auto& s = statements_->insert_move;
+  s.bind(1, move.room_id).bind(2, std::int64_t{move.game_number}).bind(3, move.seq);
+  s.bind(4, std::int64_t{move.seat}).bind(5, move.move.dump()).bind(6, move.at_ms);
+  s.run();
+}
+
+// ---- loading -------------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::string_view kRoomColumns =
+    "SELECT r.id, r.kind, r.seats, r.game_options, r.room_options, r.creator_id, r.status,"
+    " r.game_number, r.created_ms, r.finished_ms, g.seed, g.start_seq, g.started_ms"
+    " FROM rooms r LEFT JOIN games g ON g.room_id = r.id AND g.game_number = r.game_number";
+
+RoomRecord read_room(const Statement& row, sqlite::Db& db) {
+  RoomRecord room;
+  room.id = row.column_text(0);
+  room.kind = row.column_text(1);
+  room.seats = static_cast<int>(row.column_int(2));
+  room.game_options = parse_json(row.column_text(3), "room " + room.id + "'s game options");
+  room.room_options = parse_json(row.column_text(4), "room " + room.id + "'s room options");
+  room.creator_id = row.column_optional_text(5);
+  const auto status = parse_status(row.column_text(6));
+  if (!status) throw StoreError("room " + room.id + " has an unknown status");
+  room.status = *status;
+  room.game_number = static_cast<int>(row.column_int(7));
+  room.created_ms = row.column_int(8);
+  if (!row.is_null(9)) room.finished_ms = row.column_int(9);
+  room.seed = seed_value(row.column_int(10));
+  room.start_seq = row.column_int(11);
+  room.game_started_ms = row.column_int(12);
+
+  room.occupants.resize(static_cast<std::size_t>(std::max(room.seats, 0)));
+  Statement seats(db, "SELECT seat, player_id, name, bot FROM room_seats WHERE room_id = ?1");
+  seats.bind(1, room.id);
+  while (seats.step()) {
+    const auto seat = seats.column_int(0);
+    if (seat < 0 || seat >= room.seats) throw StoreError("room " + room.id + " has a bad seat");
+    room.occupants[static_cast<std::size_t>(seat)] = SeatRecord{
+        seats.column_optional_text(1), seats.column_text(2), seats.column_optional_text(3)};
+  }
+  return room;
+}
+
+std::vector<MoveRecord> read_moves(sqlite::Db& db, const std::string& room_id, int game_number) {
+  Statement moves(db,
+                  "SELECT seq, seat, move, at_ms FROM moves WHERE room_id = ?1 AND game_number = ?2"
+                  " ORDER BY seq");
+  moves.bind(1, room_id).bind(2, std::int64_t{game_number});
+  std::vector<MoveRecord> out;
+  while (moves.step()) {
+    MoveRecord move{
+        room_id, game_number,        moves.column_int(0), static_cast<int>(moves.column_int(1)),
+        nullptr, moves.column_int(3)};
+    move.move = parse_json(moves.column_text(2),
+                           "room " + room_id + " move seq " + std::to_string(move.seq));
+    out.push_back(std::move(move));
+  }
+  return out;
+}
+
+// One read transaction: everything loaded comes from the same committed snapshot.
+template <typename Body>
+auto in_snapshot(sqlite::Db& db, const std::filesystem::path& file, Body body) {
+  try {
+    db.exec("BEGIN");
+    try {
+      auto result = body();
+      db.exec("COMMIT");
+      return result;
+    } catch (...) {
+      db.exec("ROLLBACK");
+      throw;
+    }
+  } catch (const StoreError& error) {
+    throw StoreError("data file " + file.string() + ": " + error.what());
+  } catch (const Error& error) {
+    throw StoreError("cannot read data file " + file.string() + ": " + error.what());
+  }
+}
+
+}  // namespace
+
+LoadedState SqliteStore::load() {
+  std::lock_guard lock(reader_mutex_);
+  if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
+  auto& db = *reader_db_;
+  return in_snapshot(db, file_, [&] {
+    LoadedState state;
+    Statement players(db, "SELECT id, name, token_hash, created_ms FROM players ORDER BY id");
+    while (players.step()) {
+      PlayerRecord player{
+          players.column_text(0), players.column_text(1), {}, players.column_int(3)};
+      const std::string hash = players.column_blob(2);
+      if (hash.size() != player.token_hash.size()) {
+        throw StoreError("player " + player.id + " has a token hash of " +
+                         std::to_string(hash.size()) + " bytes");
+      }
+      std::copy(hash.begin(), hash.end(), player.token_hash.begin());
+      state.players.push_back(std::move(player));
+    }
+    Statement rooms(db,
+                    std::string(kRoomColumns) +
+                        " WHERE r.status IN ('waiting', 'playing') ORDER BY r.created_ms, r.id");
+    while (rooms.step()) {
+      LoadedRoom loaded{read_room(rooms, db), {}};
+      if (loaded.room.game_number > 0) {
+        loaded.moves = read_moves(db, loaded.room.id, loaded.room.game_number);
+      }
+      state.rooms.push_back(std::move(loaded));
+    }
+    return state;
+  });
+}
+
+std::optional<RoomHistory> SqliteStore::load_room(const std::string& room_id) {
+  std::lock_guard lock(reader_mutex_);
+  if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
+  auto& db = *reader_db_;
+  return in_snapshot(db, file_, [&]() -> std::optional<RoomHistory> {
+    Statement row(db, std::string(kRoomColumns) + " WHERE r.id = ?1");
+    row.bind(1, room_id);
+    if (!row.step()) return std::nullopt;
+    RoomHistory history{read_room(row, db), {}};
+    Statement games(db,
+                    "SELECT game_number, seed, start_seq, started_ms, finished_ms FROM games"
+                    " WHERE room_id = ?1 ORDER BY game_number");
+    games.bind(1, room_id);
+    while (games.step()) {
+      GameRecord game;
+      game.game_number = static_cast<int>(games.column_int(0));
+      game.seed = seed_value(games.column_int(1));
+      game.start_seq = games.column_int(2);
+      game.started_ms = games.column_int(3);
+      if (!games.is_null(4)) game.finished_ms = games.column_int(4);
+      game.moves = read_moves(db, room_id, game.game_number);
+      history.games.push_back(std::move(game));
+    }
+    return history;
+  });
+}
+
+}  // namespace parlor::server

@@ -1,0 +1,112 @@
+// The embedded store: one SQLite file in WAL mode in the data directory, written by one
+// writer thread with group commit. Durability and schema: README.md beside this file.
+//
+// The writer takes what is queued — waiting up to `batch_window` after the oldest write, or
+// until `max_batch` writes are queued — commits it as ONE transaction (one fsync of the WAL
+// for the whole batch), then calls the batch's callbacks in order. The callers' threads
+// (room strands, the event loop) only push onto the queue; they never wait for the disk.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "server/store/store.h"
+
+namespace parlor::server {
+
+namespace sqlite {
+class Db;
+}
+
+struct SqliteStoreOptions {
+  std::filesystem::path data_dir = "./data";  // created if missing
+  std::string file_name = "parlor.db";
+  // kFull: an acknowledged write survives a power loss. kNormal: it survives a process crash
+  // but the last commits may be lost on a power loss or OS crash (README.md).
+  enum class Synchronous { kFull, kNormal } synchronous = Synchronous::kFull;
+  // Group commit: how long the writer waits after the oldest queued write for more to join
+  // its batch, and the most writes one transaction takes.
+  std::chrono::microseconds batch_window{2000};
+  std::size_t max_batch = 512;
+  bool quick_check_at_open = true;  // PRAGMA quick_check: reads the whole file once
+  // Where run-time write failures are reported (default: stderr).
+  std::function<void(std::string_view)> log_error;
+};
+
+class SqliteStore final : public Store {
+ public:
+  // Creates the data directory, locks it against a second server, opens, checks and migrates
+  // the file and starts the writer. Throws StoreError with a message naming the file.
+  explicit SqliteStore(SqliteStoreOptions options);
+  // close().
+  ~SqliteStore() override;
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+
+  // Commits everything queued, stops the writer and closes the file. Later writes are
+  // reported with on_durable(false) at once, on the caller's thread. Idempotent.
+  void close();
+
+  const std::filesystem::path& file() const { return file_; }
+
+  void save_player(PlayerRecord player, DurableCallback on_durable) override;
+  void save_room(RoomRecord room, DurableCallback on_durable) override;
+  void append_move(MoveRecord move, DurableCallback on_durable) override;
+  void flush() override;
+  LoadedState load() override;
+  std::optional<RoomHistory> load_room(const std::string& room_id) override;
+  StoreStats stats() const override;
+
+ private:
+  struct FlushMarker {};
+  struct Write {
+    std::variant<FlushMarker, PlayerRecord, RoomRecord, MoveRecord> record;
+    DurableCallback on_durable;
+    std::chrono::steady_clock::time_point queued_at;
+  };
+  struct Statements;
+
+  void enqueue(Write write);
+  void run_writer();
+  // Commits `batch` as one transaction; ok[i] says whether write i is durable.
+  void commit_batch(std::vector<Write>& batch, std::vector<char>& ok);
+  bool write_one(const Write& write);
+  void write_player(const PlayerRecord& player);
+  void write_room(const RoomRecord& room);
+  void write_move(const MoveRecord& move);
+  void report(std::string_view message) const;
+
+  SqliteStoreOptions options_;
+  std::filesystem::path file_;
+  int lock_fd_ = -1;
+  std::unique_ptr<sqlite::Db> writer_db_;  // used only by the writer thread after start
+  std::unique_ptr<Statements> statements_;
+  std::unique_ptr<sqlite::Db> reader_db_;
+  std::mutex reader_mutex_;
+
+  mutable std::mutex mutex_;  // guards the queue and the counters below
+  std::condition_variable wake_;
+  std::deque<Write> queue_;
+  std::size_t flushes_queued_ = 0;  // a flush waiting skips the batch window
+  bool accepting_ = true;
+  bool stopping_ = false;
+  StoreStats stats_;
+
+  // Writer thread only: games whose log has a failed move; their later moves are refused.
+  std::set<std::pair<std::string, int>> broken_games_;
+  std::thread writer_;
+};
+
+}  // namespace parlor::server

@@ -1,0 +1,598 @@
+#include "server/store/sqlite_store.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace parlor::server {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---- counting fsyncs: a VFS that is the default one with xSync counted -------------------
+
+std::atomic<int> g_syncs{0};
+sqlite3_vfs* g_real_vfs = nullptr;
+sqlite3_vfs g_counting_vfs;
+// The unix VFS has several io_methods tables (main file, journals); each gets a copy with
+// xSync counted.
+struct MethodsCopy {
+  const sqlite3_io_methods* real = nullptr;
+  sqlite3_io_methods counting{};
+};
+std::array<MethodsCopy, 8> g_methods;
+std::mutex g_methods_mutex;
+
+int counting_sync(sqlite3_file* file, int flags) {
+  g_syncs.fetch_add(1);
+  for (const auto& copy : g_methods) {
+    if (&copy.counting == file->pMethods) return copy.real->xSync(file, flags);
+  }
+  return SQLITE_IOERR;
+}
+
+int counting_open(sqlite3_vfs*, const char* name, sqlite3_file* file, int flags, int* out_flags) {
+  const int rc = g_real_vfs->xOpen(g_real_vfs, name, file, flags, out_flags);
+  if (rc != SQLITE_OK || file->pMethods == nullptr) return rc;
+  std::lock_guard lock(g_methods_mutex);
+  for (auto& copy : g_methods) {
+    if (copy.real == nullptr) {
+      copy.real = file->pMethods;
+      copy.counting = *file->pMethods;
+      copy.counting.xSync = counting_sync;
+    }
+    if (copy.real == file->pMethods) {
+      file->pMethods = &copy.counting;
+      break;
+    }
+  }
+  return rc;
+}
+
+// Makes every connection opened while it lives count its fsyncs in g_syncs.
+class CountingVfs {
+ public:
+  CountingVfs() {
+    g_real_vfs = sqlite3_vfs_find(nullptr);
+    g_counting_vfs = *g_real_vfs;
+    g_counting_vfs.zName = "parlor-counting";
+    g_counting_vfs.pNext = nullptr;
+    g_counting_vfs.xOpen = counting_open;
+    sqlite3_vfs_register(&g_counting_vfs, 1);
+  }
+  ~CountingVfs() {
+    sqlite3_vfs_register(g_real_vfs, 1);
+    sqlite3_vfs_unregister(&g_counting_vfs);
+  }
+  CountingVfs(const CountingVfs&) = delete;
+  CountingVfs& operator=(const CountingVfs&) = delete;
+};
+
+// ---- fixtures ------------------------------------------------------------------------------
+
+class SqliteStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "parlor-store-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+    dir_ = root_ / "data";
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::permissions(root_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(root_, ec);
+  }
+
+  SqliteStoreOptions options() const {
+    SqliteStoreOptions out;
+    out.data_dir = dir_;
+    out.log_error = [this](std::string_view message) {
+      std::lock_guard lock(log_mutex_);
+      logged_.emplace_back(message);
+    };
+    return out;
+  }
+  std::unique_ptr<SqliteStore> open() const { return std::make_unique<SqliteStore>(options()); }
+  fs::path file() const { return dir_ / "parlor.db"; }
+
+  // The message of the StoreError that opening throws ("" when it opens).
+  std::string open_error(const SqliteStoreOptions& with) const {
+    try {
+      SqliteStore store(with);
+    } catch (const StoreError& error) {
+      return error.what();
+    }
+    return "";
+  }
+
+  fs::path root_;
+  fs::path dir_;
+  mutable std::mutex log_mutex_;
+  mutable std::vector<std::string> logged_;
+};
+
+PlayerRecord player(const std::string& id, unsigned char fill = 7) {
+  PlayerRecord out{id, "Name " + id, {}, 1'700'000'000'000};
+  out.token_hash.fill(fill);
+  out.token_hash[0] = static_cast<unsigned char>(id.size());
+  return out;
+}
+
+RoomRecord room(const std::string& id, const std::string& creator) {
+  RoomRecord out;
+  out.id = id;
+  out.kind = "hearts";
+  out.seats = 4;
+  out.game_options = {{"target", 100}, {"variant", "omnibus"}};
+  out.room_options = {{"private", false}, {"turn_seconds", 30}};
+  out.creator_id = creator;
+  out.occupants = {SeatRecord{creator, "Name " + creator, std::nullopt}, std::nullopt,
+                   SeatRecord{std::nullopt, "Bot 3 (greedy)", "greedy"}, std::nullopt};
+  out.created_ms = 1'700'000'000'500;
+  return out;
+}
+
+RoomRecord started(RoomRecord record, int game_number, std::uint64_t seed, std::int64_t start_seq) {
+  record.status = StoredRoomStatus::kPlaying;
+  record.game_number = game_number;
+  record.seed = seed;
+  record.start_seq = start_seq;
+  record.game_started_ms = 1'700'000'001'000 + game_number;
+  record.finished_ms.reset();
+  return record;
+}
+
+MoveRecord move(const std::string& room_id, int game, std::int64_t seq, int seat = 0) {
+  return {room_id,
+          game,
+          seq,
+          seat,
+          {{"action", "play"}, {"cards", {"QS", std::to_string(seq)}}},
+          1'700'000'002'000 + seq};
+}
+
+// A callback that counts successes and failures.
+struct Outcomes {
+  std::atomic<int> ok{0};
+  std::atomic<int> failed{0};
+  DurableCallback callback() {
+    return [this](bool durable) { (durable ? ok : failed).fetch_add(1); };
+  }
+};
+
+std::string read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// ---- round trips ---------------------------------------------------------------------------
+
+TEST_F(SqliteStoreTest, CreatesTheDataDirectoryAndFile) {
+  ASSERT_FALSE(fs::exists(dir_));
+  open();
+  EXPECT_TRUE(fs::is_regular_file(file()));
+}
+
+TEST_F(SqliteStoreTest, RoundTripsPlayersRoomsAndMovesAcrossReopen) {
+  const std::uint64_t big_seed = 0xF123'4567'89AB'CDEFULL;  // above INT64_MAX
+  Outcomes outcomes;
+  {
+    auto store = open();
+    store->save_player(player("p1"), outcomes.callback());
+    store->save_player(player("p2", 9), outcomes.callback());
+    store->save_room(room("r1", "p1"), outcomes.callback());
+    store->save_room(started(room("r1", "p1"), 1, big_seed, 0), outcomes.callback());
+    for (int seq = 1; seq <= 5; ++seq)
+      store->append_move(move("r1", 1, seq, seq % 4), outcomes.callback());
+    store->flush();
+    EXPECT_EQ(outcomes.ok, 9);
+  }
+  auto store = open();
+  const LoadedState state = store->load();
+  ASSERT_EQ(state.players.size(), 2u);
+  EXPECT_EQ(state.players[0].id, "p1");
+  EXPECT_EQ(state.players[0].name, "Name p1");
+  EXPECT_EQ(state.players[0].token_hash, player("p1").token_hash);
+  EXPECT_EQ(state.players[0].created_ms, 1'700'000'000'000);
+  EXPECT_EQ(state.players[1].token_hash, player("p2", 9).token_hash);
+
+  ASSERT_EQ(state.rooms.size(), 1u);
+  const RoomRecord& r = state.rooms[0].room;
+  const RoomRecord expected = started(room("r1", "p1"), 1, big_seed, 0);
+  EXPECT_EQ(r.id, "r1");
+  EXPECT_EQ(r.kind, "hearts");
+  EXPECT_EQ(r.seats, 4);
+  EXPECT_EQ(r.game_options, expected.game_options);
+  EXPECT_EQ(r.room_options, expected.room_options);
+  EXPECT_EQ(r.creator_id, "p1");
+  EXPECT_EQ(r.status, StoredRoomStatus::kPlaying);
+  EXPECT_EQ(r.seed, big_seed);
+  EXPECT_EQ(r.game_number, 1);
+  EXPECT_EQ(r.start_seq, 0);
+  EXPECT_EQ(r.created_ms, expected.created_ms);
+  EXPECT_EQ(r.game_started_ms, expected.game_started_ms);
+  EXPECT_FALSE(r.finished_ms);
+  ASSERT_EQ(r.occupants.size(), 4u);
+  ASSERT_TRUE(r.occupants[0]);
+  EXPECT_EQ(r.occupants[0]->player_id, "p1");
+  EXPECT_EQ(r.occupants[0]->name, "Name p1");
+  EXPECT_FALSE(r.occupants[0]->bot);
+  EXPECT_FALSE(r.occupants[1]);
+  ASSERT_TRUE(r.occupants[2]);
+  EXPECT_FALSE(r.occupants[2]->player_id);
+  EXPECT_EQ(r.occupants[2]->bot, "greedy");
+  EXPECT_FALSE(r.occupants[3]);
+
+  const auto& moves = state.rooms[0].moves;
+  ASSERT_EQ(moves.size(), 5u);
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    const MoveRecord want =
+        move("r1", 1, static_cast<std::int64_t>(i + 1), static_cast<int>((i + 1) % 4));
+    EXPECT_EQ(moves[i].seq, want.seq);
+    EXPECT_EQ(moves[i].seat, want.seat);
+    EXPECT_EQ(moves[i].move, want.move);
+    EXPECT_EQ(moves[i].at_ms, want.at_ms);
+    EXPECT_EQ(moves[i].room_id, "r1");
+    EXPECT_EQ(moves[i].game_number, 1);
+  }
+}
+
+TEST_F(SqliteStoreTest, LoadReturnsUnfinishedRoomsWithTheCurrentGamesMovesInOrder) {
+  auto store = open();
+  store->save_player(player("p1"), nullptr);
+  // r1: game 1 finished, then a rematch (game 2, seq continues) in progress.
+  store->save_room(started(room("r1", "p1"), 1, 11, 0), nullptr);
+  for (int seq = 1; seq <= 3; ++seq) store->append_move(move("r1", 1, seq), nullptr);
+  RoomRecord finished = started(room("r1", "p1"), 1, 11, 0);
+  finished.status = StoredRoomStatus::kFinished;
+  finished.finished_ms = 1'700'000'009'000;
+  store->save_room(finished, nullptr);
+  store->save_room(started(room("r1", "p1"), 2, 22, 4), nullptr);
+  // Appended out of seq order; loading sorts by seq.
+  for (int seq : {7, 5, 6}) store->append_move(move("r1", 2, seq), nullptr);
+  // r2 waiting, r3 finished, r4 abandoned.
+  store->save_room(room("r2", "p1"), nullptr);
+  RoomRecord r3 = started(room("r3", "p1"), 1, 33, 0);
+  store->save_room(r3, nullptr);
+  store->append_move(move("r3", 1, 1), nullptr);
+  r3.status = StoredRoomStatus::kFinished;
+  r3.finished_ms = 1'700'000'010'000;
+  store->save_room(r3, nullptr);
+  RoomRecord r4 = started(room("r4", "p1"), 1, 44, 0);
+  r4.status = StoredRoomStatus::kAbandoned;
+  store->save_room(r4, nullptr);
+  store->close();
+
+  store = open();
+  const LoadedState state = store->load();
+  ASSERT_EQ(state.rooms.size(), 2u);
+  std::map<std::string, LoadedRoom> by_id;
+  for (const auto& loaded : state.rooms) by_id[loaded.room.id] = loaded;
+  ASSERT_TRUE(by_id.contains("r1"));
+  ASSERT_TRUE(by_id.contains("r2"));
+  const LoadedRoom& r1 = by_id["r1"];
+  EXPECT_EQ(r1.room.game_number, 2);
+  EXPECT_EQ(r1.room.seed, 22u);
+  EXPECT_EQ(r1.room.start_seq, 4);
+  ASSERT_EQ(r1.moves.size(), 3u);
+  EXPECT_EQ(r1.moves[0].seq, 5);
+  EXPECT_EQ(r1.moves[1].seq, 6);
+  EXPECT_EQ(r1.moves[2].seq, 7);
+  EXPECT_EQ(by_id["r2"].room.status, StoredRoomStatus::kWaiting);
+  EXPECT_EQ(by_id["r2"].room.game_number, 0);
+  EXPECT_TRUE(by_id["r2"].moves.empty());
+
+  // Replays: every game of a room, finished or not; updating the room kept game 1's moves.
+  const auto history = store->load_room("r1");
+  ASSERT_TRUE(history);
+  ASSERT_EQ(history->games.size(), 2u);
+  EXPECT_EQ(history->games[0].seed, 11u);
+  EXPECT_EQ(history->games[0].finished_ms, 1'700'000'009'000);
+  EXPECT_EQ(history->games[0].moves.size(), 3u);
+  EXPECT_EQ(history->games[1].seed, 22u);
+  EXPECT_FALSE(history->games[1].finished_ms);
+  EXPECT_EQ(history->games[1].moves.size(), 3u);
+  const auto r3_history = store->load_room("r3");
+  ASSERT_TRUE(r3_history);
+  EXPECT_EQ(r3_history->room.status, StoredRoomStatus::kFinished);
+  EXPECT_EQ(r3_history->games.at(0).moves.size(), 1u);
+  EXPECT_FALSE(store->load_room("nope"));
+}
+
+TEST_F(SqliteStoreTest, SavingARoomAgainReplacesItsSeats) {
+  auto store = open();
+  store->save_player(player("p1"), nullptr);
+  store->save_player(player("p2"), nullptr);
+  RoomRecord r = room("r1", "p1");
+  store->save_room(r, nullptr);
+  r.occupants[0].reset();
+  r.occupants[1] = SeatRecord{"p2", "Name p2", std::nullopt};
+  store->save_room(r, nullptr);
+  store->flush();
+  const auto loaded = store->load();
+  ASSERT_EQ(loaded.rooms.size(), 1u);
+  const auto& occupants = loaded.rooms[0].room.occupants;
+  EXPECT_FALSE(occupants[0]);
+  ASSERT_TRUE(occupants[1]);
+  EXPECT_EQ(occupants[1]->player_id, "p2");
+}
+
+// ---- write-ahead and group commit ----------------------------------------------------------
+
+TEST_F(SqliteStoreTest, OnDurableRunsOnlyOnceTheMoveIsCommitted) {
+  auto store = open();
+  store->save_player(player("p1"), nullptr);
+  store->save_room(started(room("r1", "p1"), 1, 1, 0), nullptr);
+  // Another connection, like a fresh process after a crash, must already see the move.
+  std::vector<std::int64_t> seen;
+  std::mutex mutex;
+  for (int seq = 1; seq <= 5; ++seq) {
+    store->append_move(move("r1", 1, seq), [&, seq](bool ok) {
+      ASSERT_TRUE(ok);
+      sqlite3* db = nullptr;
+      ASSERT_EQ(sqlite3_open_v2(file().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+      sqlite3_stmt* stmt = nullptr;
+      const std::string sql = "SELECT count(*) FROM moves WHERE seq = " + std::to_string(seq);
+      ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK);
+      ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+      std::lock_guard lock(mutex);
+      seen.push_back(sqlite3_column_int64(stmt, 0));
+      sqlite3_finalize(stmt);
+      sqlite3_close(db);
+    });
+  }
+  store->flush();
+  EXPECT_EQ(seen, (std::vector<std::int64_t>{1, 1, 1, 1, 1}));
+}
+
+TEST_F(SqliteStoreTest, ManyThreadsEveryCallbackOnceInOrderPerRoom) {
+  constexpr int kThreads = 4;
+  constexpr int kMoves = 250;
+  auto store = open();
+  for (int t = 0; t < kThreads; ++t) {
+    const std::string id = "r" + std::to_string(t);
+    store->save_player(player("p" + std::to_string(t)), nullptr);
+    store->save_room(started(room(id, "p" + std::to_string(t)), 1, 5, 0), nullptr);
+  }
+  store->flush();
+  std::mutex mutex;
+  std::map<std::string, std::vector<std::int64_t>> acknowledged;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      const std::string id = "r" + std::to_string(t);
+      for (int seq = 1; seq <= kMoves; ++seq) {
+        store->append_move(move(id, 1, seq), [&, id, seq](bool ok) {
+          if (!ok) failures.fetch_add(1);
+          std::lock_guard lock(mutex);
+          acknowledged[id].push_back(seq);
+        });
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  store->flush();
+  EXPECT_EQ(failures, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    const auto& seqs = acknowledged["r" + std::to_string(t)];
+    ASSERT_EQ(seqs.size(), static_cast<std::size_t>(kMoves));
+    for (int i = 0; i < kMoves; ++i) EXPECT_EQ(seqs[static_cast<std::size_t>(i)], i + 1);
+  }
+  const StoreStats stats = store->stats();
+  EXPECT_EQ(stats.records, static_cast<std::uint64_t>(kThreads * (kMoves + 2)));
+  EXPECT_LT(stats.batches, static_cast<std::uint64_t>(kThreads * kMoves / 4));
+  EXPECT_GT(stats.largest_batch, 1u);
+  EXPECT_EQ(stats.queued, 0u);
+  store->close();
+
+  // Every acknowledged move is there after a reopen.
+  store = open();
+  const auto state = store->load();
+  ASSERT_EQ(state.rooms.size(), static_cast<std::size_t>(kThreads));
+  for (const auto& loaded : state.rooms)
+    EXPECT_EQ(loaded.moves.size(), static_cast<std::size_t>(kMoves));
+}
+
+TEST_F(SqliteStoreTest, ABatchIsOneTransactionAndOneFsync) {
+  CountingVfs counting;
+  auto with = options();
+  with.batch_window = std::chrono::milliseconds(5);
+  auto store = std::make_unique<SqliteStore>(with);
+  store->save_player(player("p1"), nullptr);
+  store->save_room(started(room("r1", "p1"), 1, 5, 0), nullptr);
+  store->flush();
+
+  constexpr int kMoves = 1000;
+  g_syncs = 0;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kMoves / 4; ++i) store->append_move(move("r1", 1, t * 1000 + i), nullptr);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  store->flush();
+  const int batched_syncs = g_syncs.load();
+  EXPECT_GE(batched_syncs, 1);
+  EXPECT_LT(batched_syncs, kMoves / 10) << "1000 appends should take a few dozen fsyncs at most";
+  EXPECT_LE(static_cast<std::uint64_t>(batched_syncs), store->stats().batches + 2);
+  store.reset();
+
+  // Without grouping every write is its own transaction and its own fsync.
+  with.batch_window = std::chrono::microseconds(0);
+  with.max_batch = 1;
+  store = std::make_unique<SqliteStore>(with);
+  g_syncs = 0;
+  for (int i = 0; i < 100; ++i) store->append_move(move("r1", 1, 10'000 + i), nullptr);
+  store->flush();
+  EXPECT_GE(g_syncs.load(), 100);
+}
+
+TEST_F(SqliteStoreTest, AFailedMoveIsReportedAndLaterMovesOfThatGameAreRefused) {
+  auto store = open();
+  Outcomes outcomes;
+  store->save_player(player("p1"), nullptr);
+  store->save_room(started(room("r1", "p1"), 1, 5, 0), nullptr);
+  store->save_room(started(room("r2", "p1"), 1, 5, 0), nullptr);
+  store->append_move(move("r1", 1, 1), outcomes.callback());
+  store->append_move(move("r1", 1, 1), outcomes.callback());       // duplicate seq: refused
+  store->append_move(move("r1", 1, 2), outcomes.callback());       // after a gap: refused
+  store->append_move(move("r2", 1, 1), outcomes.callback());       // another room is unaffected
+  store->append_move(move("nowhere", 1, 1), outcomes.callback());  // no such room
+  store->flush();
+  EXPECT_EQ(outcomes.ok, 2);
+  EXPECT_EQ(outcomes.failed, 3);
+  EXPECT_EQ(store->stats().failed_records, 3u);
+  std::lock_guard lock(log_mutex_);
+  ASSERT_FALSE(logged_.empty());
+  EXPECT_NE(logged_[0].find("room r1 game 1 move seq 1 was not stored"), std::string::npos)
+      << logged_[0];
+}
+
+TEST_F(SqliteStoreTest, ARoomWithAnUnknownPlayerIsRefusedNotHalfWritten) {
+  auto store = open();
+  Outcomes outcomes;
+  store->save_room(room("r1", "ghost"), outcomes.callback());
+  store->flush();
+  EXPECT_EQ(outcomes.failed, 1);
+  EXPECT_TRUE(store->load().rooms.empty());
+  EXPECT_FALSE(store->load_room("r1"));
+}
+
+TEST_F(SqliteStoreTest, WritesAfterCloseFailAtOnce) {
+  auto store = open();
+  store->close();
+  Outcomes outcomes;
+  store->save_player(player("p1"), outcomes.callback());
+  EXPECT_EQ(outcomes.failed, 1);
+  store->flush();  // returns
+}
+
+// ---- secrets -------------------------------------------------------------------------------
+
+TEST_F(SqliteStoreTest, OnlyTheTokenHashIsEverWritten) {
+  const std::string token = "tok-7f3a9c2e5b1d4f60a8e2c7b9d1f3a5e7";
+  PlayerRecord p = player("p1");
+  // Stand-in for Identity::hash_token: the store is given 32 bytes and nothing else.
+  std::mt19937 bytes(42);
+  for (auto& b : p.token_hash) b = static_cast<unsigned char>(bytes() & 0xff);
+  {
+    auto store = open();
+    store->save_player(p, nullptr);
+    store->flush();
+    std::string everything = read_bytes(file()) + read_bytes(file().string() + "-wal");
+    EXPECT_EQ(everything.find(token), std::string::npos);
+    EXPECT_NE(everything.find(std::string(p.token_hash.begin(), p.token_hash.end())),
+              std::string::npos);
+  }
+  EXPECT_EQ(read_bytes(file()).find(token), std::string::npos);
+}
+
+// ---- clear errors at start -----------------------------------------------------------------
+
+TEST_F(SqliteStoreTest, AGarbageFileIsAClearErrorNotAnEmptyLobby) {
+  fs::create_directories(dir_);
+  std::ofstream(file(), std::ios::binary) << std::string(8192, 'x') << "this is not sqlite";
+  const std::string error = open_error(options());
+  EXPECT_NE(error.find("data file " + file().string() + " is not a SQLite database"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(read_bytes(file()).substr(0, 4), "xxxx");  // untouched
+}
+
+TEST_F(SqliteStoreTest, ACorruptFileIsAClearError) {
+  {
+    auto store = open();
+    store->save_player(player("p1"), nullptr);
+    store->save_room(started(room("r1", "p1"), 1, 5, 0), nullptr);
+    for (int seq = 1; seq <= 2000; ++seq) store->append_move(move("r1", 1, seq), nullptr);
+  }
+  ASSERT_FALSE(fs::exists(file().string() + "-wal"));  // checkpointed at close
+  const auto size = fs::file_size(file());
+  ASSERT_GT(size, 16u * 4096u);
+  {
+    std::fstream out(file(), std::ios::in | std::ios::out | std::ios::binary);
+    out.seekp(static_cast<std::streamoff>(size / 2));
+    const std::string junk(4 * 4096, '\xA5');
+    out.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  const std::string error = open_error(options());
+  EXPECT_NE(error.find("data file " + file().string() + " is corrupt"), std::string::npos) << error;
+}
+
+TEST_F(SqliteStoreTest, AnotherSqliteDatabaseIsRefused) {
+  fs::create_directories(dir_);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE invoices (id INTEGER)", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  const std::string error = open_error(options());
+  EXPECT_NE(error.find("is a SQLite database but not a Parlor data file"), std::string::npos)
+      << error;
+}
+
+TEST_F(SqliteStoreTest, ANewerSchemaIsRefused) {
+  open();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  const std::string error = open_error(options());
+  EXPECT_NE(error.find("has schema version 99, newer than this build's 1"), std::string::npos)
+      << error;
+}
+
+TEST_F(SqliteStoreTest, ADataDirectoryThatCannotBeCreatedIsAClearError) {
+  fs::create_directories(root_);
+  std::ofstream(root_ / "a-file") << "x";
+  auto with = options();
+  with.data_dir = root_ / "a-file" / "data";
+  const std::string error = open_error(with);
+  EXPECT_NE(error.find("cannot create data directory " + with.data_dir.string()), std::string::npos)
+      << error;
+}
+
+TEST_F(SqliteStoreTest, AnUnwritableDataDirectoryIsAClearError) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root writes anywhere";
+  fs::create_directories(dir_);
+  fs::permissions(dir_, fs::perms::owner_read | fs::perms::owner_exec);
+  const std::string error = open_error(options());
+  fs::permissions(dir_, fs::perms::owner_all);
+  EXPECT_NE(error.find(dir_.string()), std::string::npos) << error;
+  EXPECT_NE(error.find("writable"), std::string::npos) << error;
+}
+
+TEST_F(SqliteStoreTest, ASecondServerOnTheSameFileIsRefused) {
+  auto first = open();
+  const std::string error = open_error(options());
+  EXPECT_NE(error.find("is in use by another parlor-server"), std::string::npos) << error;
+  first.reset();
+  EXPECT_EQ(open_error(options()), "");
+}
+
+TEST_F(SqliteStoreTest, NormalSynchronousAlsoOpensAndStores) {
+  auto with = options();
+  with.synchronous = SqliteStoreOptions::Synchronous::kNormal;
+  {
+    SqliteStore store(with);
+    store.save_player(player("p1"), nullptr);
+  }
+  SqliteStore store(with);
+  EXPECT_EQ(store.load().players.size(), 1u);
+}
+
+}  // namespace
+}  // namespace parlor::server

@@ -1,0 +1,150 @@
+// The store: where rooms, players and accepted moves outlive the process (DESIGN.md,
+// "Persistence and recovery"). A room is (kind, options, seats, seed, [accepted moves]);
+// recovery replays the moves of every unfinished room.
+//
+// Writes are asynchronous and ordered: every write goes through one queue, in the order it
+// was made, so a room is durable before its moves and a player before the rooms it sits in.
+// `on_durable(true)` is called once the write is committed to disk; only then may the room
+// send the move's `ok` or any state push that reveals it. `on_durable(false)` says the write
+// failed (already logged): the caller must not claim the move happened.
+//
+// No Asio here: the callbacks run on the store's writer thread and the caller posts back
+// to its own strand. A second backend (the cluster issue) implements the same interface.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace parlor::server {
+
+// The same type as identity.h's TokenHash (SHA-256 of the token); the token itself is never
+// given to the store.
+using TokenHash = std::array<unsigned char, 32>;
+using UnixMillis = std::int64_t;
+
+// Open, schema or integrity failures at start; the message names the file and the cause.
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Called once per write, from the writer thread, in the order the writes were made.
+// true: committed to disk. false: the write failed and was logged.
+using DurableCallback = std::function<void(bool ok)>;
+
+struct PlayerRecord {
+  std::string id;
+  std::string name;
+  TokenHash token_hash{};
+  UnixMillis created_ms = 0;
+};
+
+enum class StoredRoomStatus {
+  kWaiting,
+  kPlaying,
+  kFinished,
+  kAbandoned,  // removed before its game finished (nobody came back); never reloaded
+};
+
+struct SeatRecord {
+  std::optional<std::string> player_id;  // nullopt: a bot added with add_bot
+  std::string name;
+  std::optional<std::string> bot;  // the strategy while a bot plays the seat
+};
+
+struct RoomRecord {
+  std::string id;
+  std::string kind;
+  int seats = 0;
+  nlohmann::json game_options = nlohmann::json::object();  // normalized: defaults filled in
+  nlohmann::json room_options = nlohmann::json::object();  // private, grace, turn_seconds, ...
+  std::optional<std::string> creator_id;
+  std::vector<std::optional<SeatRecord>> occupants;  // one per seat; nullopt: empty seat
+  StoredRoomStatus status = StoredRoomStatus::kWaiting;
+  UnixMillis created_ms = 0;
+  std::optional<UnixMillis> finished_ms;  // of the current game, once it is over
+  // The current game: 0 before the first start, then 1, 2, ... (rematches).
+  int game_number = 0;
+  std::uint64_t seed = 0;
+  std::int64_t start_seq = 0;  // the room's seq when this game began
+  UnixMillis game_started_ms = 0;
+};
+
+struct MoveRecord {
+  std::string room_id;
+  int game_number = 0;
+  std::int64_t seq = 0;  // the room's seq once this move is accepted (the one `ok` carries)
+  int seat = 0;
+  nlohmann::json move;
+  UnixMillis at_ms = 0;
+};
+
+// An unfinished room as recovery needs it: the record and its current game's moves by seq.
+struct LoadedRoom {
+  RoomRecord room;
+  std::vector<MoveRecord> moves;
+};
+
+struct LoadedState {
+  std::vector<PlayerRecord> players;
+  std::vector<LoadedRoom> rooms;  // status waiting or playing
+};
+
+// One game of a room, for replays.
+struct GameRecord {
+  int game_number = 0;
+  std::uint64_t seed = 0;
+  std::int64_t start_seq = 0;
+  UnixMillis started_ms = 0;
+  std::optional<UnixMillis> finished_ms;
+  std::vector<MoveRecord> moves;  // by seq
+};
+
+struct RoomHistory {
+  RoomRecord room;
+  std::vector<GameRecord> games;  // by game_number
+};
+
+// What the writer has done, for metrics.
+struct StoreStats {
+  std::uint64_t batches = 0;         // transactions committed (one fsync each)
+  std::uint64_t records = 0;         // writes committed
+  std::uint64_t failed_records = 0;  // writes reported with on_durable(false)
+  std::uint64_t largest_batch = 0;
+  std::uint64_t queued = 0;  // writes waiting for the writer now
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Inserts or replaces the player (name and token hash).
+  virtual void save_player(PlayerRecord player, DurableCallback on_durable) = 0;
+  // Inserts or replaces the whole room record: at creation, and on every change of status,
+  // seats, seed or game number (start, rematch, finish, a bot taking a seat over).
+  virtual void save_room(RoomRecord room, DurableCallback on_durable) = 0;
+  // Appends an accepted move. Once one move of a game has failed, later moves of that game
+  // fail too, so a log never has a gap.
+  virtual void append_move(MoveRecord move, DurableCallback on_durable) = 0;
+
+  // Blocks until every write queued before the call has been committed (or has failed).
+  // Never call it from an on_durable callback.
+  virtual void flush() = 0;
+
+  // Every player and every unfinished room with its current game's moves. Sees only
+  // committed writes: call flush() first for your own queued ones. Blocking disk I/O: call
+  // it at start, or off any strand.
+  virtual LoadedState load() = 0;
+  // A room (finished or not) with every game's moves, or nullopt; blocking like load().
+  virtual std::optional<RoomHistory> load_room(const std::string& room_id) = 0;
+
+  virtual StoreStats stats() const = 0;
+};
+
+}  // namespace parlor::server
