@@ -1,0 +1,82 @@
+// Splendor ("Gem Merchants"), 2-4 players: the publisher's rulebook and FAQ
+// (summarised in README.md, which also documents every move, view field and code).
+//
+// Phases: kPlay (one of take / reserve / buy, or pass when none is legal), then, for the
+// same seat, kReturn when it holds more than 10 tokens and kNoble when several nobles
+// qualify (one qualifying noble visits automatically). The game ends when the round in
+// which someone reached 15 prestige is complete.
+//
+// Moves are JSON objects: {"action":"take","gems":[...]}, {"action":"reserve","card":ID}
+// or {"action":"reserve","level":N}, {"action":"buy","card":ID[,"gold":{...}]},
+// {"action":"return","gems":{...}}, {"action":"noble","noble":ID}, {"action":"pass"}.
+// Cards and nobles are named by the data's ids and sent in views as full objects.
+#pragma once
+
+#include <memory>
+
+#include "games/core/game.h"
+#include "games/core/game_info.h"
+#include "games/splendor/rules.h"
+
+namespace parlor {
+
+GameInfo splendor_info();
+
+namespace splendor {
+
+class SplendorGame final : public Game {
+ public:
+  SplendorGame(int seats, std::uint64_t seed);
+  // Test seam: a game from an explicit state (stacked decks, chosen purses). The state must
+  // be consistent (see the self-play invariants); nothing is re-dealt.
+  explicit SplendorGame(State state);
+
+  std::string_view kind() const override { return "splendor"; }
+  int seat_count() const override { return state_.seats; }
+  std::vector<Seat> to_act() const override;
+  Json legal_moves(Seat seat) const override;
+  Json prompt(Seat seat) const override;
+  MoveResult apply(Seat seat, const Json& move) override;
+  Json view(Seat seat) const override;
+  bool finished() const override { return state_.phase == Phase::kFinished; }
+  Json result() const override;
+  Json full_state() const override;
+  std::uint64_t state_hash() const override;
+  std::unique_ptr<Game> clone() const override;
+
+  const State& state() const { return state_; }
+
+ private:
+  enum class Where { kNowhere, kTable, kReserve };
+  struct Located {
+    Where where = Where::kNowhere;
+    int level = 0;  // kTable: row index
+    int index = 0;  // kTable: slot; kReserve: index in the reserve
+  };
+
+  Json legal_play_moves() const;
+  std::vector<int> qualifying_nobles() const;
+  Located locate(int card) const;
+  int excess_tokens() const;
+
+  MoveResult apply_take(const Json& move);
+  MoveResult apply_reserve(const Json& move);
+  MoveResult apply_buy(const Json& move);
+  MoveResult apply_return(const Json& move);
+  MoveResult apply_noble(const Json& move);
+  MoveResult apply_pass();
+
+  // Removes a face-up card and refills its slot from the deck; appends the refill event.
+  void take_from_table(const Located& where, Json& events);
+  void award_noble(int noble, Json& events);
+  // After an action: prompts a return, then nobles, then passes the turn (or ends the game).
+  void end_of_action(Json& events);
+  void finish_turn(Json& events);
+
+  Json player_view(int seat, Seat viewer) const;
+
+  State state_;
+};
+
+}  // namespace splendor
+}  // namespace parlor
