@@ -169,7 +169,7 @@ std::string encode_game_over(std::string_view room, const Json& result) {
 
 std::string encode_state(std::string_view room, std::int64_t seq, const Json& view,
                          const Json& to_act, const Json& prompt, const Json& events,
-                         std::optional<std::int64_t> deadline_ms) {
+                         std::optional<TurnDeadline> deadline) {
   // Each part is serialized once and appended; the view's text is by far the largest.
   const std::string view_text = to_wire(view);
   const std::string prompt_text = to_wire(prompt);
@@ -188,9 +188,11 @@ std::string encode_state(std::string_view room, std::int64_t seq, const Json& vi
   out += prompt_text;
   out += R"(,"events":)";
   out += events_text;
-  if (deadline_ms) {
+  if (deadline) {
+    out += R"(,"deadline":)";
+    out += std::to_string(deadline->at_unix_ms);
     out += R"(,"deadline_ms":)";
-    out += std::to_string(*deadline_ms);
+    out += std::to_string(deadline->remaining_ms);
   }
   out += '}';
   return out;

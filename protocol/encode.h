@@ -85,6 +85,13 @@ std::string encode_legal_moves(const Json& re, std::string_view room, const Json
 
 // ---- Pushes ----
 
+// A running turn clock: when it runs out in server time (milliseconds since the Unix epoch)
+// and how much of it was left when the frame was made.
+struct TurnDeadline {
+  std::int64_t at_unix_ms = 0;
+  std::int64_t remaining_ms = 0;
+};
+
 // The room push: the summary plus "you", the receiver's seat (null for a spectator).
 std::string encode_room(const RoomSummary& room, std::optional<int> you);
 std::string encode_chat(std::string_view room, std::string_view player, std::string_view name,
@@ -93,13 +100,13 @@ std::string encode_chat(std::string_view room, std::string_view player, std::str
 std::string encode_game_over(std::string_view room, const Json& result);
 
 // {"type":"state","room":ID,"seq":N,"view":VIEW,"to_act":[SEATS],"prompt":P,"events":[...]}
-// plus "deadline_ms" (milliseconds left on the turn timer when the frame was made) when a
-// timer runs. This is the hot path, one call per seated player per move, so the frame is
-// written piece by piece and `view` is serialized straight from the engine's tree, never
-// copied into a bigger one. `to_act` accepts a std::vector<Seat>; `prompt` is null for
-// spectators and seats not in to_act.
+// plus "deadline" (server time, ms since the epoch) and "deadline_ms" (ms left when the frame
+// was made) while a turn clock runs. This is the hot path, one call per seated player per
+// move, so the frame is written piece by piece and `view` is serialized straight from the
+// engine's tree, never copied into a bigger one. `to_act` accepts a std::vector<Seat>;
+// `prompt` is null for spectators and seats not in to_act.
 std::string encode_state(std::string_view room, std::int64_t seq, const Json& view,
                          const Json& to_act, const Json& prompt, const Json& events,
-                         std::optional<std::int64_t> deadline_ms = std::nullopt);
+                         std::optional<TurnDeadline> deadline = std::nullopt);
 
 }  // namespace parlor::protocol

@@ -164,7 +164,8 @@ TEST(EncodePushes, StateForASeatToAct) {
   const Json prompt = {{"actions", {"play", "pass"}}, {"legal", {{{"action", "pass"}}}}};
   const Json events = {{{"seat", 1}, {"played", {"4C"}}}};
   const std::string text =
-      encode_state("r1", 41, view, std::vector<Seat>{0}, prompt, events, 29'500);
+      encode_state("r1", 41, view, std::vector<Seat>{0}, prompt, events,
+                   TurnDeadline{1'790'000'000'000, 29'500});
   const Json message = wire(text);
   EXPECT_EQ(message, Json({{"type", "state"},
                            {"room", "r1"},
@@ -173,6 +174,7 @@ TEST(EncodePushes, StateForASeatToAct) {
                            {"to_act", {0}},
                            {"prompt", prompt},
                            {"events", events},
+                           {"deadline", 1'790'000'000'000},
                            {"deadline_ms", 29'500}}));
   EXPECT_FALSE(message.contains("re"));
   // Starts with the type so a client can dispatch on a prefix, and is compact.

@@ -76,9 +76,7 @@ const std::map<std::string, Flag>& flags() {
                                                           1024, 1 << 20)}},
       {"handshake-timeout-ms", {"HTTP/WebSocket/TLS handshake timeout (default 10000)",
                                 duration_flag(&ServerConfig::handshake_timeout, 3'600'000L)}},
-      {"ping-interval-ms", {"ping an idle connection after (default 15000)",
-                            duration_flag(&ServerConfig::ping_interval, 3'600'000L)}},
-      {"dead-after-ms", {"close a silent connection after (default 25000)",
+      {"dead-after-ms", {"close a silent connection after (default 25000; pinged at half)",
                          duration_flag(&ServerConfig::dead_after, 3'600'000L)}},
       {"max-queue-messages", {"outbound queue bound in messages (default 64)",
                               number_flag<std::size_t>(&ServerConfig::max_queue_messages, 1,
@@ -197,8 +195,8 @@ std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std:
     error = "--tls-cert and --tls-key go together";
     return std::nullopt;
   }
-  if (config.dead_after <= config.ping_interval) {
-    error = "--dead-after-ms must be longer than --ping-interval-ms";
+  if (config.dead_after < std::chrono::milliseconds(100)) {
+    error = "--dead-after-ms must be at least 100";
     return std::nullopt;
   }
   return config;

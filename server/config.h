@@ -25,7 +25,7 @@ struct ServerConfig {
   std::size_t max_message_bytes = 16 * 1024;
   std::size_t max_http_header_bytes = 8 * 1024;
   std::chrono::milliseconds handshake_timeout{10'000};
-  std::chrono::milliseconds ping_interval{15'000};
+  // A connection silent this long is closed; it is pinged after half of it.
   std::chrono::milliseconds dead_after{25'000};
   std::size_t max_queue_messages = 64;
   std::size_t max_queue_bytes = 256 * 1024;

@@ -1,5 +1,8 @@
 #include "server/lobby.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include "games/registry.h"
 #include "server/config.h"
 #include "server/identity.h"
@@ -7,7 +10,13 @@
 namespace parlor::server {
 namespace {
 
-constexpr auto kSweepInterval = std::chrono::seconds(30);
+// Often enough for the shortest configured timeout, never more often than needed.
+std::chrono::milliseconds sweep_interval(const ServerConfig& config) {
+  const auto shortest = std::min<std::chrono::milliseconds>(config.empty_room_timeout,
+                                                            config.finished_room_retention);
+  return std::clamp<std::chrono::milliseconds>(shortest / 2, std::chrono::milliseconds(50),
+                                               std::chrono::seconds(30));
+}
 
 
 }  // namespace
@@ -45,6 +54,28 @@ std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
       return nullptr;
     }
     setup.is_private = it->get<bool>();
+    game_options.erase(it);
+  }
+  // Room options in seconds: grace (a disconnected player's seat goes to a bot after it)
+  // and turn_seconds (the turn clock; 0 is off).
+  for (const auto& [name, member, max] :
+       {std::tuple{"grace", &RoomSetup::grace, 86'400}, {"turn_seconds", &RoomSetup::turn_seconds, 3600}}) {
+    auto it = game_options.find(name);
+    if (it == game_options.end()) continue;
+    if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > max) {
+      refusal = {"bad_options", std::string("option \"") + name + "\" must be an integer from 0 to " +
+                                    std::to_string(max) + " (seconds)"};
+      return nullptr;
+    }
+    setup.*member = std::chrono::seconds(it->get<std::int64_t>());
+    game_options.erase(it);
+  }
+  if (auto it = game_options.find("on_timeout"); it != game_options.end()) {
+    if (!it->is_string() || (*it != "bot" && *it != "pass")) {
+      refusal = {"bad_options", "option \"on_timeout\" must be \"bot\" or \"pass\""};
+      return nullptr;
+    }
+    setup.on_timeout = it->get<std::string>();
     game_options.erase(it);
   }
   const int seats = request.seats.value_or(info->default_seats);
@@ -115,7 +146,7 @@ std::map<std::string, std::int64_t> Lobby::rooms_by_status() const {
 void Lobby::start_sweeper() { arm_sweeper(); }
 
 void Lobby::arm_sweeper() {
-  sweeper_.expires_after(kSweepInterval);
+  sweeper_.expires_after(sweep_interval(config_));
   sweeper_.async_wait([this](boost::system::error_code ec) {
     if (ec || stopped_) return;
     sweep();

@@ -21,7 +21,8 @@ Room::Room(net::io_context& io, RoomSetup setup, const ServerConfig& config, Met
       hooks_(std::move(hooks)),
       seats_(static_cast<std::size_t>(setup_.seats)),
       bot_rng_(random_u64()),
-      bot_timer_(strand_) {
+      bot_timer_(strand_),
+      turn_timer_(strand_) {
   counted_open_ = true;  // the lobby counted this room for its creator when creating it
 }
 
@@ -63,7 +64,10 @@ void Room::leave(Caller caller) {
         // The game goes on: a bot takes the seat over.
         occupant->player.reset();
         occupant->name = "Bot (" + occupant->name + ")";
-        occupant->bot = bots::make_strategy("random", self->setup_.game->kind);
+        if (occupant->grace_timer) occupant->grace_timer->cancel();
+        occupant->grace_timer.reset();
+        occupant->bot = bots::make_strategy("greedy", self->setup_.game->kind);
+        if (!occupant->bot) occupant->bot = bots::make_strategy("random", self->setup_.game->kind);
       } else {
         occupant.reset();
       }
@@ -100,7 +104,7 @@ void Room::add_bot(Caller caller, int seat, std::string strategy) {
                                "no bot strategy \"" + strategy.substr(0, 32) + "\"; try " + names);
     }
     occupant = Occupant{nullptr, "Bot " + std::to_string(seat + 1) + " (" + strategy + ")",
-                        std::move(bot)};
+                        std::move(bot), nullptr};
     self->reply_ok(caller);
     self->publish_room();
   });
@@ -159,7 +163,7 @@ void Room::resume(std::shared_ptr<Player> player) {
   net::post(strand_, [self = shared_from_this(), player = std::move(player)] {
     if (!self->is_member(*player)) return;
     self->last_activity_ = Clock::now();
-    self->publish_room();  // its `connected` flag changed, and it gets the push too
+    self->player_presence_changed(*player);  // pushes the room to everyone, this player too
     if (self->game_) self->push_state_to(*player, Json::array());
   });
 }
@@ -168,8 +172,42 @@ void Room::connection_changed(std::shared_ptr<Player> player) {
   net::post(strand_, [self = shared_from_this(), player = std::move(player)] {
     if (!self->is_member(*player)) return;
     self->last_activity_ = Clock::now();
-    self->publish_room();
+    self->player_presence_changed(*player);
   });
+}
+
+void Room::player_presence_changed(const Player& player) {
+  if (auto seat = seat_of(player)) {
+    auto& occupant = *seats_[static_cast<std::size_t>(*seat)];
+    if (player.connected()) {
+      // Back: the player takes the seat over from its stand-in bot.
+      if (occupant.grace_timer) occupant.grace_timer->cancel();
+      occupant.grace_timer.reset();
+      if (occupant.bot) {
+        occupant.bot.reset();
+        log_info("room " + id() + ": " + player.id() + " is back at seat " +
+                 std::to_string(*seat));
+      }
+    } else if (status_ == RoomStatus::kPlaying && !occupant.bot && !occupant.grace_timer) {
+      occupant.grace_timer = std::make_shared<net::steady_timer>(strand_);
+      occupant.grace_timer->expires_after(setup_.grace);
+      const Seat s = *seat;
+      occupant.grace_timer->async_wait(
+          [self = shared_from_this(), s, timer = occupant.grace_timer](boost::system::error_code ec) {
+            if (ec) return;
+            auto& o = self->seats_[static_cast<std::size_t>(s)];
+            if (!o || o->grace_timer != timer || !o->player || o->player->connected()) return;
+            o->grace_timer.reset();
+            o->bot = bots::make_strategy("greedy", self->setup_.game->kind);
+            if (!o->bot) o->bot = bots::make_strategy("random", self->setup_.game->kind);
+            log_info("room " + self->id() + ": a bot plays seat " + std::to_string(s) +
+                     " until its player returns");
+            self->publish_room();
+            self->schedule_bots();
+          });
+    }
+  }
+  publish_room();
 }
 
 void Room::sweep(Clock::time_point now, std::function<void(const std::string&)> remove) {
@@ -180,6 +218,7 @@ void Room::sweep(Clock::time_point now, std::function<void(const std::string&)> 
                            now - self->last_activity_ > self->config_.empty_room_timeout;
     if (!finished_long_ago && !abandoned) return;
     self->bot_timer_.cancel();
+    self->turn_timer_.cancel();
     for (auto& occupant : self->seats_) {
       if (occupant && occupant->player) occupant->player->remove_room(self->id());
     }
@@ -195,7 +234,13 @@ void Room::sweep(Clock::time_point now, std::function<void(const std::string&)> 
 }
 
 void Room::shutdown() {
-  net::post(strand_, [self = shared_from_this()] { self->bot_timer_.cancel(); });
+  net::post(strand_, [self = shared_from_this()] {
+    self->bot_timer_.cancel();
+    self->turn_timer_.cancel();
+    for (auto& occupant : self->seats_) {
+      if (occupant && occupant->grace_timer) occupant->grace_timer->cancel();
+    }
+  });
 }
 
 // ---- on the strand -----------------------------------------------------------------------
@@ -233,7 +278,7 @@ void Room::do_join(const Caller& caller, std::optional<int> seat, bool creating)
   }
   // A spectator who takes a seat stops watching.
   std::erase(spectators_, caller.player);
-  seats_[static_cast<std::size_t>(*seat)] = Occupant{caller.player, caller.player->name(), nullptr};
+  seats_[static_cast<std::size_t>(*seat)] = Occupant{caller.player, caller.player->name(), nullptr, nullptr};
   caller.player->add_room(id());
   reply(caller, creating ? protocol::encode_room_created(caller.re, id())
                          : protocol::encode_joined(caller.re, id(), *seat));
@@ -281,6 +326,7 @@ void Room::begin_game() {
 }
 
 void Room::after_accepted(const Json& events, std::optional<Clock::time_point> received) {
+  arm_turn_clock();
   broadcast_state(events);
   if (received) {
     metrics_.moves_accepted.fetch_add(1, std::memory_order_relaxed);
@@ -291,8 +337,83 @@ void Room::after_accepted(const Json& events, std::optional<Clock::time_point> r
   schedule_bots();
 }
 
+std::optional<protocol::TurnDeadline> Room::deadline() const {
+  if (!turn_deadline_) return std::nullopt;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*turn_deadline_ -
+                                                                          Clock::now());
+  return protocol::TurnDeadline{
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          turn_deadline_wall_->time_since_epoch())
+          .count(),
+      std::max<std::int64_t>(0, left.count())};
+}
+
+void Room::arm_turn_clock() {
+  turn_timer_.cancel();
+  turn_deadline_.reset();
+  turn_deadline_wall_.reset();
+  if (setup_.turn_seconds.count() == 0 || status_ != RoomStatus::kPlaying) return;
+  bool human_to_act = false;
+  for (Seat s : game_->to_act()) {
+    if (!seats_[static_cast<std::size_t>(s)]->bot) human_to_act = true;
+  }
+  if (!human_to_act) return;
+  turn_deadline_ = Clock::now() + setup_.turn_seconds;
+  turn_deadline_wall_ = std::chrono::system_clock::now() + setup_.turn_seconds;
+  turn_timer_.expires_at(*turn_deadline_);
+  turn_timer_.async_wait([self = shared_from_this(), armed_at = seq_](boost::system::error_code ec) {
+    if (!ec) self->on_turn_timeout(armed_at);
+  });
+}
+
+// Runs on the strand, like every move: whichever of the late move and the timeout comes
+// first wins, and the other meets a changed seq (stale_state) or another turn.
+void Room::on_turn_timeout(std::int64_t armed_at_seq) {
+  if (status_ != RoomStatus::kPlaying || seq_ != armed_at_seq) return;
+  for (Seat s : game_->to_act()) {
+    if (seats_[static_cast<std::size_t>(s)]->bot) continue;
+    const Json move = timeout_move(s);
+    MoveResult result = game_->apply(s, move);
+    if (!result.ok()) {
+      log_error("room " + id() + ": timeout move for seat " + std::to_string(s) +
+                " was refused (" + result.code() + ")");
+      return;
+    }
+    log_.emplace_back(s, move);
+    ++seq_;
+    Json events = result.events();
+    events.push_back({{"type", "timeout"}, {"seat", s}});
+    after_accepted(events, std::nullopt);
+    return;
+  }
+}
+
+Json Room::timeout_move(Seat seat) {
+  const Json prompt = game_->prompt(seat);
+  if (setup_.on_timeout == "bot") {
+    auto strategy = bots::make_strategy("greedy", setup_.game->kind);
+    if (!strategy) strategy = bots::make_strategy("random", setup_.game->kind);
+    return strategy->choose(game_->view(seat), prompt, bot_rng_);
+  }
+  // "pass": pass when the game allows it, else the first legal move the game lists.
+  if (prompt.contains("legal") && !prompt["legal"].empty()) {
+    for (const Json& move : prompt["legal"]) {
+      if (move.value("action", "") == "pass") return move;
+    }
+    return prompt["legal"][0];
+  }
+  const Json& choose = prompt["choose"];
+  Json picked = Json::array();
+  for (std::size_t i = 0; i < choose["count"].get<std::size_t>(); ++i) {
+    picked.push_back(choose["from"][i]);
+  }
+  return {{"action", choose["action"]}, {choose["field"].get<std::string>(), picked}};
+}
+
 void Room::finish_game() {
   status_ = RoomStatus::kFinished;
+  turn_timer_.cancel();
+  turn_deadline_.reset();
   finished_at_ = Clock::now();
   send_to_members(make_frame(protocol::encode_game_over(id(), game_->result())));
   if (counted_open_ && setup_.creator) {
@@ -323,20 +444,24 @@ void Room::run_bots() {
   for (Seat s : game_->to_act()) {
     auto& occupant = seats_[static_cast<std::size_t>(s)];
     if (!occupant->bot) continue;
-    // The bot sees what its seat sees, nothing more.
-    const Json move = occupant->bot->choose(game_->view(s), game_->prompt(s), bot_rng_);
-    MoveResult result = game_->apply(s, move);
-    if (!result.ok()) {
-      log_error("room " + id() + ": bot at seat " + std::to_string(s) + " made an illegal move (" +
-                result.code() + "); stopping its seat");
-      occupant->bot.reset();
-      continue;
-    }
-    log_.emplace_back(s, move);
-    ++seq_;
-    after_accepted(result.events(), std::nullopt);
-    return;  // after_accepted re-schedules for the next seat to act
+    if (bot_move(s, *occupant->bot)) return;  // after_accepted re-schedules the next bot
+    occupant->bot.reset();
   }
+}
+
+bool Room::bot_move(Seat seat, bots::Strategy& strategy) {
+  // The bot sees what its seat sees, nothing more.
+  const Json move = strategy.choose(game_->view(seat), game_->prompt(seat), bot_rng_);
+  MoveResult result = game_->apply(seat, move);
+  if (!result.ok()) {
+    log_error("room " + id() + ": bot at seat " + std::to_string(seat) +
+              " made an illegal move (" + result.code() + "); stopping it");
+    return false;
+  }
+  log_.emplace_back(seat, move);
+  ++seq_;
+  after_accepted(result.events(), std::nullopt);
+  return true;
 }
 
 // ---- membership and pushes -------------------------------------------------------------
@@ -408,12 +533,13 @@ void Room::push_state_to(const Player& player, const Json& events) const {
   const bool acts = seat && std::find(to_act.begin(), to_act.end(), *seat) != to_act.end();
   player.send(make_frame(protocol::encode_state(id(), seq_, game_->view(viewer), to_act_json,
                                                 acts ? game_->prompt(viewer) : Json(nullptr),
-                                                events, std::nullopt)));
+                                                events, deadline())));
 }
 
 void Room::broadcast_state(const Json& events) {
   const auto to_act = game_->to_act();
   const Json to_act_json = to_act;
+  const auto clock = deadline();
   for (std::size_t s = 0; s < seats_.size(); ++s) {
     const auto& occupant = seats_[s];
     if (!occupant || !occupant->player || !occupant->player->connected()) continue;
@@ -421,12 +547,12 @@ void Room::broadcast_state(const Json& events) {
     const bool acts = std::find(to_act.begin(), to_act.end(), seat) != to_act.end();
     occupant->player->send(make_frame(protocol::encode_state(
         id(), seq_, game_->view(seat), to_act_json, acts ? game_->prompt(seat) : Json(nullptr),
-        events, std::nullopt)));
+        events, clock)));
   }
   if (!spectators_.empty()) {
     // One spectator view, serialized once, shared by every spectator.
     const Frame frame = make_frame(protocol::encode_state(
-        id(), seq_, game_->view(kSpectator), to_act_json, nullptr, events, std::nullopt));
+        id(), seq_, game_->view(kSpectator), to_act_json, nullptr, events, clock));
     for (const auto& spectator : spectators_) spectator->send(frame);
   }
 }

@@ -58,6 +58,11 @@ struct RoomSetup {
   std::optional<std::uint64_t> fixed_seed;  // the `seed` room option (dev mode only)
   bool is_private = false;
   std::shared_ptr<Player> creator;
+  // A disconnected player's seat is played by a bot after this long (until they return).
+  std::chrono::seconds grace{60};
+  // 0: no turn clock. Otherwise a seat to act gets this long before on_timeout moves for it.
+  std::chrono::seconds turn_seconds{0};
+  std::string on_timeout = "bot";  // "bot": the greedy bot moves; "pass": pass or first legal
 };
 
 class Room : public std::enable_shared_from_this<Room> {
@@ -92,6 +97,7 @@ class Room : public std::enable_shared_from_this<Room> {
     std::shared_ptr<Player> player;  // null for a bot added with add_bot
     std::string name;
     std::unique_ptr<bots::Strategy> bot;  // set while a bot plays this seat
+    std::shared_ptr<boost::asio::steady_timer> grace_timer;  // running while the player is away
   };
 
   // All below run on strand_.
@@ -102,6 +108,13 @@ class Room : public std::enable_shared_from_this<Room> {
   void schedule_bots();
   void run_bots();
   void finish_game();
+  // A bot move (or the on_timeout move) for `seat`; false when it could not move.
+  bool bot_move(Seat seat, bots::Strategy& strategy);
+  void player_presence_changed(const Player& player);
+  void arm_turn_clock();
+  void on_turn_timeout(std::int64_t armed_at_seq);
+  Json timeout_move(Seat seat);
+  std::optional<protocol::TurnDeadline> deadline() const;
 
   std::optional<int> seat_of(const Player& player) const;
   bool is_member(const Player& player) const;
@@ -134,6 +147,9 @@ class Room : public std::enable_shared_from_this<Room> {
   Rng bot_rng_;
   boost::asio::steady_timer bot_timer_;
   bool bot_timer_armed_ = false;
+  boost::asio::steady_timer turn_timer_;
+  std::optional<Clock::time_point> turn_deadline_;
+  std::optional<std::chrono::system_clock::time_point> turn_deadline_wall_;
   Clock::time_point last_activity_ = Clock::now();
   Clock::time_point finished_at_{};
 };

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "games/registry.h"
 #include "tests/support/game_driver.h"
@@ -122,6 +123,34 @@ TEST(Limits, SlowConsumerIsClosedWhileTheTablePlaysOn) {
   ASSERT_TRUE(slow->wait_closed(std::chrono::seconds(20)));
   EXPECT_EQ(slow->close_code(), 1008);
   EXPECT_NE(slow->close_reason().find("slow consumer"), std::string::npos);
+}
+
+TEST(Limits, SilentConnectionIsClosed) {
+  auto config = ServerFixture::test_config();
+  config.dead_after = std::chrono::milliseconds(400);
+  ServerFixture server(config);
+  auto silent = server.player("silent");
+  // Not reading means not answering the server's ping either.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_TRUE(silent->wait_closed(std::chrono::seconds(2)));
+  EXPECT_TRUE(silent->closed());
+}
+
+TEST(Limits, AbandonedRoomsAreRemoved) {
+  auto config = ServerFixture::test_config();
+  config.empty_room_timeout = std::chrono::seconds(1);
+  ServerFixture server(config);
+  std::string room;
+  {
+    auto alice = server.player("alice");
+    room = alice->request({{"type", "create_room"}, {"kind", "bigtwo"}})["room"];
+  }  // alice's connection is gone
+  auto bob = server.player("bob");
+  EXPECT_EQ(bob->request({{"type", "join_room"}, {"room", room}, {"seat", 1}})["type"], "joined");
+  bob->drop();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  auto carol = server.player("carol");
+  EXPECT_EQ(carol->request({{"type", "join_room"}, {"room", room}})["code"], "no_such_room");
 }
 
 TEST(Limits, GracefulShutdownClosesWith1001) {

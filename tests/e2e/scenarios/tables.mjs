@@ -1,0 +1,201 @@
+// The other tables: one trick-taking game (Bid Whist, then Agram) played to its
+// end through the UI, and a screenshot of every table view (Spades, Gem Merchants
+// too), each checked not to be blank.
+
+import { Player } from '../lib/player.mjs';
+import { bigTwoMove, playToEnd, trickMove } from '../lib/play.mjs';
+import { saveAndCheckScreenshot } from '../lib/screenshot.mjs';
+import { assert } from '../lib/assert.mjs';
+
+const NAMES = ['alice', 'bob', 'carol', 'dave'];
+
+async function players(env, n) {
+  if (!env.shared.people) env.shared.people = env.shared.bigtwo?.players ?? [];
+  while (env.shared.people.length < n) {
+    env.shared.people.push(await Player.create(env.browser, env.baseUrl, NAMES[env.shared.people.length]));
+  }
+  return env.shared.people.slice(0, n);
+}
+
+// Creates a room from the first player's lobby, seats the others from the live list, starts it.
+async function startRoom(env, kind, people, { seed, options = {}, turnSeconds } = {}) {
+  const [host, ...guests] = people;
+  const room = await host.createRoom(kind, { seats: people.length, seed, options, turnSeconds });
+  for (const p of guests) await p.joinFromLobby(room);
+  await host.page.getByTestId('start').click();
+  for (const p of people) await p.page.locator(`[data-testid="table"][data-game="${kind}"]`).waitFor();
+  env.log(`${kind} room ${room}`);
+  env.shared.rooms = { ...(env.shared.rooms ?? {}), [kind]: room };
+  return room;
+}
+
+function actorOf(people, turns) {
+  const i = turns.indexOf(true);
+  return i >= 0 ? people[i] : people[0];
+}
+
+async function finish(env, people, kind) {
+  for (const p of people) await p.page.getByTestId('results').waitFor();
+  const winners = await people[0].page.getByTestId('results').locator('h2').textContent();
+  env.log(`${kind}: ${winners}`);
+  await saveAndCheckScreenshot(env.browser, people[0].page, env.artifacts, `table-${kind}-results`);
+  for (const p of people) assert.equal(await p.page.getByTestId('play-again').count(), 1, 'play again is offered');
+}
+
+export const scenarios = [
+  {
+    name: 'Bid Whist (trick-taking) played to its end: bids, declaration, discard, twelve tricks',
+    timeout: 300,
+    async run(env) {
+      const people = await players(env, 4);
+      await startRoom(env, 'bidwhist', people, { seed: 7, options: { target: 1 } });
+      const turns = await Promise.all(people.map((p) => p.myTurn()));
+      await saveAndCheckScreenshot(env.browser, actorOf(people, turns).page, env.artifacts, 'table-bidwhist-auction');
+      const phases = new Set();
+      let shotDiscard = false, shotPlay = false;
+      const { moves } = await playToEnd(people, async (p, i) => {
+        if (!shotDiscard && await p.page.getByTestId('discard').count()) {
+          shotDiscard = true;
+          await saveAndCheckScreenshot(env.browser, p.page, env.artifacts, 'table-bidwhist-discard');
+        }
+        if (!shotPlay && await p.page.locator('[data-testid="trick"] [data-card]').count() >= 2) {
+          shotPlay = true;
+          await saveAndCheckScreenshot(env.browser, p.page, env.artifacts, 'table-bidwhist');
+        }
+        phases.add(await p.page.getByTestId('prompt-text').textContent());
+        await trickMove(p, i);
+      }, { label: 'bid whist', maxMoves: 400 });
+      env.log(`bid whist over after ${moves} moves`);
+      assert.ok(shotDiscard, 'the declarer was asked to discard');
+      await finish(env, people, 'bidwhist');
+    },
+  },
+  {
+    name: 'Agram (trick-taking) played to its end, with a turn clock counting down',
+    timeout: 240,
+    async run(env) {
+      const people = await players(env, 4);
+      await startRoom(env, 'agram', people, { seed: 3, turnSeconds: 120 });
+      const first = actorOf(people, await Promise.all(people.map((p) => p.myTurn())));
+      const clock = first.page.getByTestId('turn-timer');
+      await clock.waitFor();
+      assert.match(await clock.textContent(), /\d+:\d\d left/);
+      let shot = false;
+      const { moves } = await playToEnd(people, async (p, i) => {
+        if (!shot && await p.page.locator('[data-testid="trick"] [data-card]').count() >= 2) {
+          shot = true;
+          await saveAndCheckScreenshot(env.browser, p.page, env.artifacts, 'table-agram');
+        }
+        await trickMove(p, i);
+      }, { label: 'agram', maxMoves: 400 });
+      env.log(`agram over after ${moves} moves`);
+      assert.ok(shot);
+      await finish(env, people, 'agram');
+    },
+  },
+  {
+    name: 'Spades table: bidding with only legal bids, then a trick in the centre',
+    timeout: 180,
+    async run(env) {
+      const people = await players(env, 4);
+      await startRoom(env, 'spades', people, { seed: 5 });
+      const turns = await Promise.all(people.map((p) => p.myTurn()));
+      const bidder = actorOf(people, turns);
+      const bids = await bidder.page.locator('.bid-picker button').count();
+      assert.ok(bids >= 14, `a bid picker with nil and 1–13 (found ${bids})`);
+      await saveAndCheckScreenshot(env.browser, bidder.page, env.artifacts, 'table-spades-bidding');
+      // Four bids and three cards: the trick in the centre has three cards.
+      const { seq } = await playToEnd(people, trickMove, { label: 'spades', stopAfter: 7 });
+      for (const p of people) await p.waitSeqAtLeast(seq);
+      const next = actorOf(people, await Promise.all(people.map((p) => p.myTurn())));
+      assert.equal(await next.page.locator('[data-testid="trick"] [data-card]').count(), 3);
+      assert.ok((await next.enabledHandCards()).length >= 1, 'legal cards are enabled');
+      await saveAndCheckScreenshot(env.browser, next.page, env.artifacts, 'table-spades');
+    },
+  },
+  {
+    name: 'Gem Merchants (Splendor) table: market, bank, merchants; take gems through the UI',
+    timeout: 120,
+    async run(env) {
+      const people = await players(env, 2);
+      await startRoom(env, 'splendor', people, { seed: 2 });
+      for (const p of people) await p.page.getByText('Gem Merchants', { exact: true }).first().waitFor();
+      // Twelve face-up development cards and three nobles, drawn from the catalogue by id.
+      for (const p of people) {
+        assert.equal(await p.page.locator('[data-testid="market"] [data-card-id]').count(), 12, 'twelve face-up cards');
+        assert.equal(await p.page.locator('[data-testid="nobles"] [data-testid^="noble-"]').count(), 3, 'players + 1 nobles');
+      }
+      const actor = actorOf(people, await Promise.all(people.map((p) => p.myTurn())));
+      const seq = await actor.seq();
+      // Pick three different gems the bank offers, then "Take".
+      let picked = 0;
+      for (const color of ['white', 'blue', 'green', 'red', 'black']) {
+        if (picked === 3) break;
+        if (!(await actor.isEnabled(`bank-${color}`))) continue;
+        await actor.page.getByTestId(`bank-${color}`).click();
+        await actor.page.locator(`[data-testid="bank-${color}"].chosen`).waitFor();
+        picked++;
+      }
+      assert.equal(picked, 3, 'three colours could be picked');
+      await actor.page.getByTestId('take').click();
+      await actor.waitSeqAtLeast(seq + 1);
+      const other = people.find((p) => p !== actor);
+      await other.waitSeqAtLeast(seq + 1);
+      // The other merchant reserves a face-up card: it appears in their purse with a gold token.
+      const reserve = other.page.locator('[data-testid^="reserve-"]:not([data-testid^="reserve-deck"]):not([disabled])').first();
+      const id = (await reserve.getAttribute('data-testid')).replace('reserve-', '');
+      await reserve.click();
+      await other.waitSeqAtLeast(seq + 2);
+      await other.page.getByTestId(`reserved-${id}`).waitFor();
+      await actor.waitSeqAtLeast(seq + 2);
+      await actor.page.getByTestId(`reserved-${id}`).waitFor();
+      await saveAndCheckScreenshot(env.browser, actor.page, env.artifacts, 'table-splendor');
+    },
+  },
+  {
+    name: 'bots: fill an empty seat with a bot from the room and play Big Two against it to the end',
+    timeout: 180,
+    async run(env) {
+      const [alice] = await players(env, 1);
+      const room = await alice.createRoom('bigtwo', { seats: 2, seed: 11 });
+      await alice.page.getByTestId('add-bot-1').click();
+      await alice.page.locator('[data-testid="seat-row-1"]').getByText('bot').waitFor();
+      await alice.page.getByTestId('start').click();
+      await alice.page.locator('[data-testid="table"][data-game="bigtwo"]').waitFor();
+      env.log(`bigtwo vs bot room ${room}`);
+      const { moves } = await playToEnd([alice], bigTwoMove, { label: 'big two vs bot' });
+      env.log(`alice made ${moves} moves`);
+      await alice.page.getByTestId('results').waitFor();
+      await saveAndCheckScreenshot(env.browser, alice.page, env.artifacts, 'table-bigtwo-bot-results');
+    },
+  },
+  {
+    name: 'phone-sized views: a spectator, and a seated player whose hand fits the screen',
+    timeout: 60,
+    async run(env) {
+      const people = await players(env, 4);
+      const room = decodeURIComponent(new URL(people[0].page.url()).hash.replace(/^#\/room\//, ''));
+      const phone = await Player.create(env.browser, env.baseUrl, 'phone', { viewport: { width: 390, height: 844 }, hash: `#/room/${room}` });
+      await phone.page.locator('[data-testid="room"][data-seat="spectator"]').waitFor();
+      await phone.page.getByTestId('table').waitFor();
+      assert.equal(await phone.page.locator('[data-testid="hand"] [data-card]').count(), 0);
+      await saveAndCheckScreenshot(env.browser, phone.page, env.artifacts, 'phone-spectator');
+      await phone.close();
+      // A seated player's Spades table at phone size: the hand still fits and reads.
+      const spades = env.shared.rooms?.spades;
+      if (spades) {
+        const alice = people[0];
+        await alice.page.setViewportSize({ width: 390, height: 844 });
+        await alice.page.evaluate((id) => { location.hash = `#/room/${id}`; }, spades);
+        await alice.page.locator(`[data-testid="room"][data-room="${spades}"] [data-testid="table"][data-game="spades"]`).waitFor();
+        const cards = alice.page.locator('[data-testid="hand"] [data-card]');
+        assert.ok(await cards.count() >= 12, 'the hand is shown');
+        const box = await alice.page.getByTestId('hand').boundingBox();
+        const last = await cards.last().boundingBox();
+        assert.ok(last.x + last.width <= box.x + box.width + 1, 'the whole hand fits the phone width');
+        await saveAndCheckScreenshot(env.browser, alice.page, env.artifacts, 'phone-table-spades');
+        await alice.page.setViewportSize({ width: 1280, height: 900 });
+      }
+    },
+  },
+];
