@@ -115,6 +115,43 @@ TEST_F(PlayTest, FullBigTwoGameWithLeakScanAndSpectator) {
   EXPECT_EQ((*state)["seq"], result.last_seq + 1);
 }
 
+// Every game through the server: four (or the game's default) seats and a spectator play a
+// seeded game to game_over, every frame scanned for other seats' cards.
+struct KindCase {
+  std::string kind;
+  int seats;
+  Json options;
+};
+
+class EveryGameTest : public ::testing::TestWithParam<KindCase> {
+ protected:
+  ServerFixture server_;
+};
+
+TEST_P(EveryGameTest, PlaysToGameOverWithoutLeaks) {
+  const KindCase& param = GetParam();
+  const std::uint64_t seed = test_seed(7);
+  std::cout << param.kind << " seed " << seed << "\n";
+  auto spectator = server_.player("watcher");
+  Table table = start_table(server_, param.kind, param.seats, seed, param.options, {spectator.get()});
+  DriveResult result =
+      drive_game(raw(table), {spectator.get()}, table.room, *table.mirror, 0, seed);
+  ASSERT_EQ(result.failure, "");
+  EXPECT_TRUE(result.finished);
+  ASSERT_TRUE(result.game_over.contains("result"));
+  EXPECT_EQ(result.game_over["result"]["scores"].size(), static_cast<std::size_t>(param.seats));
+  EXPECT_EQ(result.game_over["result"], table.mirror->result());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, EveryGameTest,
+    ::testing::Values(KindCase{"spades", 4, {{"target", 200}}}, KindCase{"bidwhist", 4, {}},
+                      KindCase{"agram", 4, {{"target", 2}}}, KindCase{"agram", 5, {}},
+                      KindCase{"splendor", 3, {}}, KindCase{"bigtwo", 3, {{"deals", 2}}}),
+    [](const ::testing::TestParamInfo<KindCase>& test) {
+      return test.param.kind + std::to_string(test.param.seats);
+    });
+
 TEST_F(PlayTest, MoveErrorCodes) {
   Table table = start_table(server_, "bigtwo", 4, 11);
   Game& mirror = *table.mirror;

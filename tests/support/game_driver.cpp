@@ -49,7 +49,20 @@ std::vector<std::string> hidden_hand_cards(const Game& game, Seat viewer) {
 
 std::string scan_frame(const Json& frame, const Game& mirror, Seat viewer) {
   std::set<std::string> mentioned;
-  collect_strings(frame, mentioned);
+  if (frame.value("type", "") == "state" && frame.contains("events")) {
+    // Events before a new deal describe plays of the previous deal, whose cards were public
+    // then; the new deal may have put those cards into other hands. Scan the rest strictly.
+    Json scanned = frame;
+    const Json& events = frame["events"];
+    std::size_t first_current = 0;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      if (events[i].value("type", "") == "deal") first_current = i;
+    }
+    scanned["events"] = Json(events.begin() + static_cast<std::ptrdiff_t>(first_current), events.end());
+    collect_strings(scanned, mentioned);
+  } else {
+    collect_strings(frame, mentioned);
+  }
   for (const std::string& card : hidden_hand_cards(mirror, viewer)) {
     if (mentioned.contains(card)) {
       return "frame to " + (viewer == kSpectator ? std::string("a spectator")

@@ -1,0 +1,301 @@
+// What the user can do, as protocol requests, and how pushes update the store.
+
+import { Message, Move, RoomInfo, ServerError, StatePush, GameInfo, JsonObject } from './protocol';
+import { Socket, Status, identity } from './socket';
+import { changed, room, RoomData, state } from './state';
+
+let socket: Socket | null = null;
+let lobbyTimer = 0;
+
+export function wsUrl(): string {
+  const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${proto}//${location.host}/ws`;
+}
+
+export function connect(): void {
+  if (socket) return;
+  socket = new Socket(wsUrl(), {
+    onStatus(status: Status, d) {
+      state.status = status;
+      state.retryInMs = d.retryInMs;
+      state.attempt = d.attempt;
+      changed();
+    },
+    onWelcome(player) {
+      state.player = player;
+      state.epoch += 1;
+      // Requests lost with the old connection are no longer worth a warning.
+      for (const r of state.rooms.values()) if (r.errorCode === 'disconnected') { r.error = null; r.errorCode = null; r.busy = false; }
+      void refreshGames();
+      // The resume pushes (a room and a state for every room we sit in) come right after
+      // welcome, so once list_rooms answers we know whether the linked room is ours.
+      void refreshRooms().then(() => {
+        if (state.route.page === 'room') void ensureInRoom(state.route.id);
+      });
+      changed();
+    },
+    onPush: onPush,
+  });
+  socket.start();
+  // The protocol has no lobby push: the open-rooms list is polled while visible.
+  window.clearInterval(lobbyTimer);
+  lobbyTimer = window.setInterval(() => {
+    if (state.route.page === 'lobby' && state.status === 'connected' && document.visibilityState === 'visible') void refreshRooms();
+  }, 2000);
+}
+
+export function connected(): boolean {
+  return socket?.connected ?? false;
+}
+
+function req(msg: Message): Promise<Message> {
+  if (!socket) return Promise.reject(new ServerError('offline', 'Not connected.'));
+  return socket.request(msg);
+}
+
+function onPush(msg: Message): void {
+  switch (msg.type) {
+    case 'room': {
+      const info = msg as unknown as RoomInfo;
+      const r = room(info.room);
+      const wasFinished = r.info?.status === 'finished';
+      r.info = info;
+      r.epoch = state.epoch;
+      if (wasFinished && info.status !== 'finished') r.result = null;
+      upsertOpenRoom(info);
+      break;
+    }
+    case 'state': {
+      const s = msg as unknown as StatePush;
+      const r = room(s.room);
+      if (r.state && s.seq < r.state.seq) break; // an older push raced a newer one (seq only grows)
+      const fresh = !r.state || s.seq !== r.state.seq;
+      r.state = { ...s, receivedAt: Date.now(), view: (s.view ?? {}) as JsonObject, to_act: Array.isArray(s.to_act) ? s.to_act : [], prompt: s.prompt ?? null, events: Array.isArray(s.events) ? s.events : [] };
+      if (fresh) {
+        // A new state supersedes whatever was in flight (its reply may still be on the way).
+        r.busy = false;
+        for (const e of r.state.events) if (e && typeof e === 'object') r.log.push({ seq: s.seq, event: e });
+        if (r.log.length > 200) r.log.splice(0, r.log.length - 200);
+        // A refusal was about the previous state: the new one settles it (stale_state included).
+        if (r.error && r.errorCode !== 'disconnected') { r.error = null; r.errorCode = null; }
+        // Keep only selected cards still held.
+        r.selected = r.state.prompt ? r.selected.filter((c) => handOf(s.view).includes(c)) : [];
+      }
+      break;
+    }
+    case 'chat': {
+      const r = room(String(msg.room));
+      r.chat.push({ player: String(msg.player ?? ''), name: String(msg.name ?? ''), text: String(msg.text ?? ''), at: Date.now() });
+      if (r.chat.length > 200) r.chat.splice(0, r.chat.length - 200);
+      break;
+    }
+    case 'game_over': {
+      const r = room(String(msg.room));
+      r.result = (msg.result ?? {}) as RoomData['result'];
+      break;
+    }
+    case 'error':
+      // An error without `re` is the server telling us about the connection itself.
+      state.lobbyError = String(msg.message ?? msg.code ?? 'error');
+      break;
+    default:
+      return;
+  }
+  changed();
+}
+
+export function handOf(view: unknown): string[] {
+  const v = view as Record<string, unknown> | null;
+  if (!v || typeof v !== 'object') return [];
+  const hand = v.hand;
+  return Array.isArray(hand) ? hand.filter((c): c is string => typeof c === 'string') : [];
+}
+
+function upsertOpenRoom(info: RoomInfo): void {
+  const i = state.openRooms.findIndex((x) => x.room === info.room);
+  const summary = { ...info };
+  delete summary.you;
+  if (i >= 0) state.openRooms[i] = summary;
+}
+
+export async function refreshGames(): Promise<void> {
+  try {
+    const reply = await req({ type: 'list_games' });
+    state.games = (Array.isArray(reply.games) ? reply.games : []) as GameInfo[];
+    if (!state.createKind && state.games.length) state.createKind = state.games[0].kind;
+    changed();
+  } catch { /* retried on the next welcome */ }
+}
+
+export async function refreshRooms(): Promise<void> {
+  try {
+    const reply = await req({ type: 'list_rooms' });
+    const rooms = (Array.isArray(reply.rooms) ? reply.rooms : []) as RoomInfo[];
+    const same = state.roomsLoaded && JSON.stringify(rooms) === JSON.stringify(state.openRooms);
+    state.openRooms = rooms;
+    state.roomsLoaded = true;
+    if (!same) changed();
+  } catch { /* next poll */ }
+}
+
+function fail(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+// Runs a lobby request, reporting a refusal in the lobby banner.
+async function lobbyCall<T>(fn: () => Promise<T>): Promise<T | null> {
+  state.lobbyError = null;
+  try {
+    return await fn();
+  } catch (err) {
+    state.lobbyError = fail(err);
+    changed();
+    return null;
+  }
+}
+
+// Runs a room request, reporting a refusal (the server's message) at the table.
+async function roomCall(id: string, msg: Message): Promise<Message | null> {
+  const r = room(id);
+  r.busy = true;
+  // A new attempt replaces the last refusal.
+  r.error = null;
+  r.errorCode = null;
+  changed();
+  try {
+    return await req(msg);
+  } catch (err) {
+    r.error = fail(err);
+    r.errorCode = err instanceof ServerError ? err.code : 'error';
+    r.errorSerial += 1;
+    return null;
+  } finally {
+    r.busy = false;
+    changed();
+  }
+}
+
+export function setName(name: string): void {
+  const clean = name.trim().slice(0, 32);
+  if (!clean) return;
+  identity.setName(clean);
+  state.name = clean;
+  changed();
+}
+
+export async function createRoom(kind: string, seats: number, options: JsonObject): Promise<void> {
+  const reply = await lobbyCall(() => req({ type: 'create_room', kind, seats, options }));
+  if (reply && typeof reply.room === 'string') {
+    const r = room(reply.room);
+    r.watching = false;
+    r.epoch = state.epoch; // we sit there: no need to watch when the page opens
+    go({ page: 'room', id: reply.room });
+    void refreshRooms();
+  }
+}
+
+export async function joinRoom(id: string, seat?: number): Promise<void> {
+  const msg: Message = { type: 'join_room', room: id };
+  if (seat !== undefined) msg.seat = seat;
+  if (state.route.page === 'room' && state.route.id === id) {
+    await roomCall(id, msg);
+    return;
+  }
+  const reply = await lobbyCall(() => req(msg));
+  if (reply) {
+    room(id).epoch = state.epoch;
+    go({ page: 'room', id });
+  }
+}
+
+export async function watchRoom(id: string): Promise<void> {
+  const r = room(id);
+  r.watching = true;
+  try {
+    await req({ type: 'watch_room', room: id });
+  } catch (err) {
+    r.error = fail(err);
+    r.errorCode = err instanceof ServerError ? err.code : 'error';
+    r.watching = false;
+  }
+  changed();
+}
+
+// Called when a room's page is open: watch it unless we sit there or already watch.
+export async function ensureInRoom(id: string): Promise<void> {
+  const r = room(id);
+  // A room push (or a joined / room_created reply) on this connection means we are there.
+  if (r.epoch === state.epoch) return;
+  const listed = state.openRooms.find((x) => x.room === id);
+  if (listed && state.player && listed.seats.some((s) => s?.player === state.player)) return;
+  await watchRoom(id);
+}
+
+export async function leaveRoom(id: string): Promise<void> {
+  await roomCall(id, { type: 'leave_room', room: id });
+  state.rooms.delete(id);
+  go({ page: 'lobby' });
+  void refreshRooms();
+}
+
+// The strongest strategy first; servers without it answer unknown_strategy.
+export async function addBot(id: string, seat: number): Promise<void> {
+  for (const strategy of ['greedy', 'random']) {
+    await roomCall(id, { type: 'add_bot', room: id, seat, strategy });
+    if (room(id).errorCode !== 'unknown_strategy') return;
+  }
+}
+
+export async function startGame(id: string): Promise<void> {
+  await roomCall(id, { type: 'start', room: id });
+}
+
+export async function sendChat(id: string, text: string): Promise<boolean> {
+  const clean = text.trim();
+  if (!clean) return false;
+  return (await roomCall(id, { type: 'chat', room: id, text: clean.slice(0, 500) })) !== null;
+}
+
+// Sends a move for the state this client is looking at (stale ones are refused).
+export async function sendMove(id: string, move: Move): Promise<boolean> {
+  const r = room(id);
+  if (r.busy) return false;
+  const msg: Message = { type: 'move', room: id, move };
+  if (r.state) msg.seq = r.state.seq;
+  const reply = await roomCall(id, msg);
+  if (reply) r.selected = [];
+  // stale_state: the newer state may already be on screen, in which case it is resolved.
+  if (!reply && r.errorCode === 'stale_state' && r.state && typeof msg.seq === 'number' && r.state.seq > msg.seq) {
+    r.error = null;
+    r.errorCode = null;
+    changed();
+  }
+  return reply !== null;
+}
+
+export function clearError(id: string): void {
+  const r = room(id);
+  r.error = null;
+  r.errorCode = null;
+  changed();
+}
+
+// Routing: "#/room/<id>" opens a room directly; anything else is the lobby.
+export function parseRoute(hash: string): typeof state.route {
+  const m = /^#\/room\/([^/?#]+)/.exec(hash);
+  return m ? { page: 'room', id: decodeURIComponent(m[1]) } : { page: 'lobby' };
+}
+
+export function go(route: typeof state.route): void {
+  const hash = route.page === 'room' ? `#/room/${encodeURIComponent(route.id)}` : '#/';
+  if (location.hash !== hash) location.hash = hash; // hashchange re-enters via onRoute
+  else onRoute();
+}
+
+export function onRoute(): void {
+  state.route = parseRoute(location.hash);
+  state.lobbyError = null;
+  if (state.route.page === 'room' && connected()) void ensureInRoom(state.route.id);
+  if (state.route.page === 'lobby') void refreshRooms();
+  changed();
+}

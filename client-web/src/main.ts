@@ -1,0 +1,69 @@
+// Parlor web client entry: the app shell (brand, connection status, name),
+// routing between the lobby and a room, and the render loop.
+
+import './style.css';
+import { connect, go, onRoute } from './api';
+import { lobbyView, nameForm } from './lobby';
+import { h, renderLoop } from './render';
+import { roomView } from './room';
+import { identity } from './socket';
+import { changed, onChange, state } from './state';
+import { formatLeft } from './tables/common';
+
+function statusBadge(): HTMLElement {
+  const s = state.status;
+  const text = s === 'connected' ? 'connected'
+    : s === 'reconnecting' ? `reconnecting${state.retryInMs ? ` in ${Math.ceil(state.retryInMs / 1000)}s` : '…'}`
+      : s === 'connecting' ? 'connecting…' : 'offline';
+  return h('span', { class: `conn conn-${s}`, 'data-testid': 'conn-status', 'data-status': s, role: 'status', 'aria-live': 'polite' },
+    h('span', { class: 'dot', 'aria-hidden': 'true' }), text);
+}
+
+// The tab title says when it is your turn in the open room.
+function updateTitle(): void {
+  let title = 'Parlor';
+  if (state.route.page === 'room') {
+    const r = state.rooms.get(state.route.id);
+    const seat = r?.info?.you;
+    if (r?.state && typeof seat === 'number' && r.state.to_act.includes(seat)) title = '● Your turn — Parlor';
+  }
+  if (document.title !== title) document.title = title;
+}
+
+function shell(): HTMLElement {
+  updateTitle();
+  const hasName = state.name !== '';
+  const body = (!hasName && !identity.token()) || state.drafts.editingName === '1' ? h('main', { class: 'lobby' }, nameForm())
+    : state.route.page === 'room' ? roomView(state.route.id) : lobbyView();
+  return h('div', { class: 'app' },
+    h('header', { class: 'topbar' },
+      h('a', { class: 'brand', href: '#/', onclick: (e: Event) => { e.preventDefault(); go({ page: 'lobby' }); } }, h('span', { 'aria-hidden': 'true' }, '♠♥'), ' Parlor'),
+      h('div', { class: 'topbar-right' },
+        statusBadge(),
+        hasName ? h('span', { class: 'me-name', 'data-testid': 'my-name' }, state.name) : null,
+        hasName ? h('button', { type: 'button', class: 'link', 'data-testid': 'rename', onclick: () => { state.drafts.name = state.name; state.drafts.editingName = '1'; changed(); } }, 'change name') : null)),
+    body);
+}
+
+const root = document.getElementById('app')!;
+const draw = renderLoop(root, shell);
+state.name = identity.name();
+
+// A token means we already have an identity: connect at once and resume. A new
+// visitor connects after choosing a name (hello carries the name).
+let started = false;
+function startIfReady(): void {
+  if (started || (!state.name && !identity.token())) return;
+  started = true;
+  connect();
+}
+
+onChange(() => { startIfReady(); draw(); });
+// Turn timers tick in place: no re-render needed.
+setInterval(() => {
+  document.querySelectorAll<HTMLElement>('[data-deadline]').forEach((el) => {
+    el.textContent = formatLeft(Number(el.dataset.deadline) - Date.now());
+  });
+}, 1000);
+window.addEventListener('hashchange', onRoute);
+onRoute();

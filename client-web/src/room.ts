@@ -1,0 +1,144 @@
+// A room: header with share link and controls, the game's table (one module per
+// game), results with "play again", the seat list and the chat.
+
+import { addBot, go, joinRoom, leaveRoom, sendChat, startGame, watchRoom } from './api';
+import type { Move } from './protocol';
+import { arr, field, num } from './protocol';
+import { h } from './render';
+import { changed, gameName, mySeat, room, RoomData, state } from './state';
+import { TableCtx, makeCtx, legalOf, moveButton, promptBar, felt, errorLine } from './tables/common';
+import { bigTwoTable } from './tables/bigtwo';
+import { spadesTable } from './tables/spades';
+import { bidWhistTable } from './tables/bidwhist';
+import { agramTable } from './tables/agram';
+import { splendorTable } from './tables/splendor';
+import { describeEvent } from './events';
+
+const TABLES: Record<string, (ctx: TableCtx) => HTMLElement> = {
+  bigtwo: bigTwoTable,
+  spades: spadesTable,
+  bidwhist: bidWhistTable,
+  agram: agramTable,
+  splendor: splendorTable,
+};
+
+export function roomView(id: string): HTMLElement {
+  const r = room(id);
+  const info = r.info;
+  if (!info) {
+    return h('main', { class: 'room', 'data-testid': 'room-loading' },
+      h('section', { class: 'panel' }, h('h2', null, 'Table ', h('code', null, id)),
+        r.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'move-error' }, r.error) : h('p', { class: 'muted' }, 'Opening the table…'),
+        h('button', { type: 'button', onclick: () => go({ page: 'lobby' }) }, 'Back to the lobby')));
+  }
+  const me = mySeat(r);
+  return h('main', { class: `room kind-${info.kind}`, 'data-testid': 'room', 'data-room': id, 'data-kind': info.kind, 'data-status': info.status, 'data-seat': me ?? 'spectator', 'data-seq': r.state?.seq ?? -1 },
+    header(id, r, me),
+    h('div', { class: 'room-grid' },
+      h('div', { class: 'table-col' }, tableArea(id, r, me)),
+      h('aside', { class: 'side-col' }, seatsPanel(id, r, me), logPanel(r), chatPanel(id, r))));
+}
+
+function header(id: string, r: RoomData, me: number | null): HTMLElement {
+  const info = r.info!;
+  const link = `${location.origin}${location.pathname}#/room/${encodeURIComponent(id)}`;
+  const full = info.seats.every((s) => s !== null);
+  const canStart = me !== null && info.status === 'waiting' && full;
+  return h('div', { class: 'room-header' },
+    h('div', { class: 'room-heading' },
+      h('h1', null, gameName(info.kind)),
+      h('span', { class: `status status-${info.status}`, 'data-testid': 'room-status' }, info.status),
+      me === null ? h('span', { class: 'tag', 'data-testid': 'spectating' }, 'watching') : h('span', { class: 'tag' }, `seat ${me + 1}`),
+      info.spectators ? h('span', { class: 'muted small' }, `${info.spectators} watching`) : null),
+    h('div', { class: 'room-tools' },
+      h('input', { class: 'share', readonly: true, value: link, 'aria-label': 'Link to this table', 'data-testid': 'share-link', onfocus: (e: Event) => (e.target as HTMLInputElement).select() }),
+      h('button', { type: 'button', 'data-testid': 'copy-link', onclick: () => { void navigator.clipboard?.writeText(link); } }, 'Copy link'),
+      info.status === 'waiting' && me !== null
+        ? h('button', { type: 'button', class: 'primary', 'data-testid': 'start', disabled: !canStart || r.busy, onclick: () => void startGame(id), title: full ? null : 'Every seat must be filled' }, 'Start')
+        : null,
+      h('button', { type: 'button', 'data-testid': 'leave', onclick: () => void leaveRoom(id) }, me === null ? 'Stop watching' : 'Leave'),
+      h('button', { type: 'button', 'data-testid': 'to-lobby', onclick: () => go({ page: 'lobby' }) }, 'Lobby')));
+}
+
+function tableArea(id: string, r: RoomData, me: number | null): HTMLElement {
+  const info = r.info!;
+  if (!r.state || info.status === 'waiting' && !r.state) {
+    const filled = info.seats.filter((s) => s !== null).length;
+    return h('section', { class: 'panel waiting', 'data-testid': 'waiting' },
+      h('h2', null, 'Waiting for players'),
+      h('p', null, `${filled} of ${info.seats.length} seats taken.`, me !== null && filled === info.seats.length ? ' Press Start to deal.' : ''),
+      r.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'move-error' }, r.error) : null);
+  }
+  const ctx = makeCtx(id, r, info, r.state, me);
+  const table = (TABLES[info.kind] ?? genericTable)(ctx);
+  return h('div', { class: 'table-wrap' }, resultPanel(id, r, ctx), table);
+}
+
+// Unknown games still play: legal moves as buttons.
+function genericTable(ctx: TableCtx): HTMLElement {
+  const moves = legalOf(ctx);
+  return h('div', { class: 'table generic', 'data-testid': 'table' },
+    felt(ctx, () => ({}), h('pre', { class: 'small' }, JSON.stringify(ctx.view, null, 1).slice(0, 1500))),
+    promptBar(ctx, 'choose a move', moves.slice(0, 60).map((m: Move, i) => moveButton(ctx, JSON.stringify(m), m, `move-${i}`))));
+}
+
+function resultPanel(id: string, r: RoomData, ctx: TableCtx): HTMLElement | null {
+  const info = r.info!;
+  if (info.status !== 'finished' && !r.result) return null;
+  // game_over carries the result; after a reload, the view's own fields stand in.
+  const result = r.result ?? (field(ctx.view, 'result') as RoomData['result']) ?? null;
+  const viewScores = arr(ctx.view.scores);
+  const scores = Array.isArray(result?.scores) ? result!.scores
+    : viewScores.every((x) => typeof x === 'number') ? viewScores as number[] : [];
+  const winners = Array.isArray(result?.winners) ? result!.winners : arr(ctx.view.winners).filter((x): x is number => typeof x === 'number');
+  const me = ctx.me;
+  return h('section', { class: 'panel results', 'data-testid': 'results', role: 'status' },
+    h('h2', null, me !== null && winners.includes(me) ? 'You won!' : winners.length ? `${winners.map((w) => ctx.name(w)).join(' & ')} won` : 'Game over'),
+    scores.length ? h('ol', { class: 'result-list' }, info.seats.map((_, seat) => h('li', { class: winners.includes(seat) ? 'winner' : '', 'data-testid': `result-${seat}` },
+      h('span', null, ctx.name(seat)), h('strong', null, String(num(scores[seat]))), winners.includes(seat) ? h('span', { class: 'tag badge' }, 'winner') : ''))) : null,
+    me !== null && info.status === 'finished'
+      ? h('button', { type: 'button', class: 'primary', 'data-testid': 'play-again', disabled: r.busy, onclick: () => void startGame(id) }, 'Play again')
+      : null,
+    errorLine(ctx));
+}
+
+function seatsPanel(id: string, r: RoomData, me: number | null): HTMLElement {
+  const info = r.info!;
+  return h('section', { class: 'panel seats-panel', 'data-testid': 'seats' },
+    h('h2', null, 'Seats'),
+    h('ul', { class: 'seat-list' }, info.seats.map((s, seat) => h('li', { 'data-testid': `seat-row-${seat}` },
+      h('span', { class: `dot ${s ? (s.connected ? 'on' : 'off') : 'none'}` }),
+      s ? h('span', null, s.name, s.bot ? h('span', { class: 'tag' }, 'bot') : null, seat === me ? h('span', { class: 'tag' }, 'you') : null, s.connected ? '' : h('span', { class: 'warn small' }, ' disconnected'))
+        : h('span', { class: 'muted' }, `Seat ${seat + 1}: open`),
+      !s && me === null && info.status === 'waiting'
+        ? h('button', { type: 'button', class: 'primary small-btn', 'data-testid': `sit-${seat}`, disabled: r.busy, onclick: () => void joinRoom(id, seat) }, 'Sit here') : null,
+      !s && me !== null && info.status === 'waiting'
+        ? h('button', { type: 'button', class: 'small-btn', 'data-testid': `add-bot-${seat}`, disabled: r.busy, onclick: () => void addBot(id, seat) }, 'Add bot') : null))),
+    me === null && !r.watching ? h('button', { type: 'button', 'data-testid': 'watch', onclick: () => void watchRoom(id) }, 'Watch') : null,
+    me === null && info.status !== 'waiting' ? h('p', { class: 'muted small' }, 'You are watching this game.') : null);
+}
+
+function logPanel(r: RoomData): HTMLElement {
+  const lines = r.log.slice(-40).map((x) => describeEvent(r, x.event)).filter((x) => x !== '');
+  return h('section', { class: 'panel log-panel' },
+    h('h2', null, 'Play log'),
+    h('ol', { class: 'log', 'data-scroll-key': 'log', 'data-testid': 'log' }, lines.map((l) => h('li', null, l))));
+}
+
+function chatPanel(id: string, r: RoomData): HTMLElement {
+  const key = `chat:${id}`;
+  const submit = async (ev: Event) => {
+    ev.preventDefault();
+    const text = state.drafts[key] ?? '';
+    if (await sendChat(id, text)) { state.drafts[key] = ''; changed(); }
+  };
+  return h('section', { class: 'panel chat-panel', 'data-testid': 'chat' },
+    h('h2', null, 'Chat'),
+    h('ol', { class: 'chat-log', 'data-scroll-key': 'chat', 'data-testid': 'chat-log', 'aria-live': 'polite' },
+      r.chat.map((c) => h('li', null, h('strong', null, c.name || c.player), ': ', c.text))),
+    h('form', { class: 'row', onsubmit: (e: Event) => void submit(e) },
+      h('label', { class: 'sr-only', for: 'chat-input' }, 'Message'),
+      h('input', { id: 'chat-input', 'data-testid': 'chat-input', maxlength: 500, autocomplete: 'off', placeholder: 'Say something',
+        value: state.drafts[key] ?? '', oninput: (e: Event) => { state.drafts[key] = (e.target as HTMLInputElement).value; } }),
+      h('button', { type: 'submit', 'data-testid': 'chat-send' }, 'Send')));
+}

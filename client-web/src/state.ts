@@ -1,0 +1,107 @@
+// The client's single store. Socket pushes and user actions mutate it through
+// the functions below; every mutation schedules one re-render.
+
+import type { ChatLine, GameInfo, GameResult, JsonObject, RoomInfo, StatePush } from './protocol';
+import type { Status } from './socket';
+
+export type Route = { page: 'lobby' } | { page: 'room'; id: string };
+
+export interface RoomData {
+  info: RoomInfo | null;
+  state: StatePush | null;
+  chat: ChatLine[];
+  log: { seq: number; event: JsonObject }[];
+  result: GameResult | null;
+  // The reason the server gave for refusing the last request made from this table.
+  error: string | null;
+  errorCode: string | null;
+  // Counts refusals, so a repeated identical message is still a new one.
+  errorSerial: number;
+  // Cards picked in the hand for a multi-card move, kept across pushes.
+  selected: string[];
+  // Whether we asked to watch (we may not be seated).
+  watching: boolean;
+  busy: boolean;
+  // The connection (state.epoch) on which the last room push arrived.
+  epoch: number;
+}
+
+export interface AppState {
+  status: Status;
+  retryInMs: number;
+  attempt: number;
+  player: string | null;
+  name: string;
+  games: GameInfo[];
+  openRooms: RoomInfo[];
+  roomsLoaded: boolean;
+  rooms: Map<string, RoomData>;
+  route: Route;
+  lobbyError: string | null;
+  // Form state survives re-renders.
+  drafts: Record<string, string>;
+  createKind: string;
+  // Counts welcomes: which connection pushes arrived on.
+  epoch: number;
+}
+
+export const state: AppState = {
+  status: 'idle',
+  retryInMs: 0,
+  attempt: 0,
+  player: null,
+  name: '',
+  games: [],
+  openRooms: [],
+  roomsLoaded: false,
+  rooms: new Map(),
+  route: { page: 'lobby' },
+  lobbyError: null,
+  drafts: {},
+  createKind: '',
+  epoch: 0,
+};
+
+let redraw: () => void = () => {};
+
+export function onChange(fn: () => void): void {
+  redraw = fn;
+}
+
+export function changed(): void {
+  redraw();
+}
+
+export function room(id: string): RoomData {
+  let r = state.rooms.get(id);
+  if (!r) {
+    r = { info: null, state: null, chat: [], log: [], result: null, error: null, errorCode: null, errorSerial: 0,
+      selected: [], watching: false, busy: false, epoch: -1 };
+    state.rooms.set(id, r);
+  }
+  return r;
+}
+
+export function gameName(kind: string): string {
+  // Splendor is a trademark: the table is shown under a generic name.
+  if (kind === 'splendor') return 'Gem Merchants';
+  const g = state.games.find((x) => x.kind === kind);
+  if (g) return g.name;
+  return ({ bigtwo: 'Big Two', spades: 'Spades', bidwhist: 'Bid Whist', agram: 'Agram', splendor: 'Gem Merchants' } as Record<string, string>)[kind] ?? kind;
+}
+
+// The seat this client occupies in a room, or null for a spectator.
+export function mySeat(r: RoomData): number | null {
+  const you = r.info?.you;
+  if (typeof you === 'number') return you;
+  if (state.player && r.info) {
+    const s = r.info.seats.find((x) => x && x.player === state.player);
+    if (s) return s.seat;
+  }
+  return null;
+}
+
+export function seatName(r: RoomData, seat: number): string {
+  const s = r.info?.seats[seat];
+  return s ? s.name : `Seat ${seat + 1}`;
+}
