@@ -26,6 +26,8 @@ std::string_view wire_name(RoomStatus status) {
       return "playing";
     case RoomStatus::kFinished:
       return "finished";
+    case RoomStatus::kFrozen:
+      return "frozen";
   }
   return "waiting";  // only through a cast of an out-of-range integer
 }

@@ -23,9 +23,11 @@
 
 namespace parlor::protocol {
 
-enum class RoomStatus { kWaiting, kPlaying, kFinished };
+// kFrozen: a recovered game that no longer replays identically under this server's engine; it
+// is kept, visible and unplayable rather than silently diverging.
+enum class RoomStatus { kWaiting, kPlaying, kFinished, kFrozen };
 
-// "waiting", "playing" or "finished".
+// "waiting", "playing", "finished" or "frozen".
 std::string_view wire_name(RoomStatus status);
 
 struct SeatSummary {

@@ -64,6 +64,13 @@ const std::map<std::string, Flag>& flags() {
                       [](const std::string& v, ServerConfig& c) { c.static_dir = v; return true; }}},
       {"dev", {"development mode: allows the `seed` room option",
                [](const std::string&, ServerConfig& c) { c.dev = true; return true; }, true}},
+      {"store", {"sqlite (durable, the default) or none (in memory; lost on exit)",
+                 [](const std::string& v, ServerConfig& c) {
+                   c.store = v;
+                   return v == "sqlite" || v == "none";
+                 }}},
+      {"data-dir", {"directory of the SQLite store (default ./data; created if missing)",
+                    [](const std::string& v, ServerConfig& c) { c.data_dir = v; return !v.empty(); }}},
       {"tls-cert", {"PEM certificate chain: serve https/wss",
                     [](const std::string& v, ServerConfig& c) { c.tls_cert = v; return true; }}},
       {"tls-key", {"PEM private key for --tls-cert",

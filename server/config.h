@@ -18,6 +18,10 @@ struct ServerConfig {
   std::string static_dir = "client-web/dist";
   bool dev = false;  // allows the `seed` room option
 
+  // Where rooms, moves and players are kept ("" with store = "none": in memory only).
+  std::string store = "sqlite";  // "sqlite" or "none"
+  std::string data_dir = "./data";
+
   std::string tls_cert;  // PEM files; both set turns on https/wss on the same port
   std::string tls_key;
 

@@ -6,6 +6,7 @@
 #include "games/registry.h"
 #include "server/config.h"
 #include "server/identity.h"
+#include "server/log.h"
 
 namespace parlor::server {
 namespace {
@@ -91,6 +92,7 @@ std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
     return nullptr;
   }
   setup.game = info;
+  setup.store = store_;
   setup.seats = seats;
   setup.game_options = std::move(*normalized);
   setup.creator = creator;
@@ -105,7 +107,14 @@ std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
   } while (rooms_.contains(setup.id));
   const std::string id = setup.id;
   const bool is_private = setup.is_private;
-  RoomHooks hooks{
+  auto room = std::make_shared<Room>(io_, std::move(setup), config_, metrics_, hooks());
+  rooms_[id] = Entry{room, nullptr, is_private};
+  creator->change_open_rooms_created(+1);
+  return room;
+}
+
+RoomHooks Lobby::hooks() {
+  return RoomHooks{
       [this](const std::string& room, std::shared_ptr<const protocol::RoomSummary> summary) {
         std::lock_guard inner(mutex_);
         if (auto it = rooms_.find(room); it != rooms_.end()) it->second.summary = std::move(summary);
@@ -113,10 +122,39 @@ std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
       [](const std::shared_ptr<Player>& player, int delta) {
         player->change_open_rooms_created(delta);
       }};
-  auto room = std::make_shared<Room>(io_, std::move(setup), config_, metrics_, std::move(hooks));
-  rooms_[id] = Entry{room, nullptr, is_private};
-  creator->change_open_rooms_created(+1);
-  return room;
+}
+
+int Lobby::restore(const LoadedState& stored, Identity& identity) {
+  int frozen = 0;
+  for (const LoadedRoom& loaded : stored.rooms) {
+    const RoomRecord& r = loaded.room;
+    const GameInfo* info = find_game(r.kind);
+    if (!info) {
+      log_error("stored room " + r.id + " is of unknown game \"" + r.kind + "\"; skipped");
+      continue;
+    }
+    RoomSetup setup;
+    setup.id = r.id;
+    setup.store = store_;
+    setup.game = info;
+    setup.seats = r.seats;
+    setup.game_options = r.game_options;
+    const Json& o = r.room_options;
+    setup.is_private = o.value("private", false);
+    setup.grace = std::chrono::seconds(o.value("grace", 60));
+    setup.turn_seconds = std::chrono::seconds(o.value("turn_seconds", 0));
+    setup.on_timeout = o.value("on_timeout", std::string("bot"));
+    if (o.contains("seed")) setup.fixed_seed = o["seed"].get<std::uint64_t>();
+    if (r.creator_id) setup.creator = identity.find(*r.creator_id);
+    auto room = std::make_shared<Room>(io_, std::move(setup), config_, metrics_, hooks());
+    if (!room->restore(loaded, identity)) ++frozen;
+    {
+      std::lock_guard lock(mutex_);
+      rooms_[r.id] = Entry{room, nullptr, room->is_private()};
+    }
+    room->resume_after_restore();
+  }
+  return frozen;
 }
 
 std::shared_ptr<Room> Lobby::find(const std::string& id) const {

@@ -37,6 +37,11 @@ class Lobby {
   void start_sweeper();
   void shutdown();
 
+  // Rooms go to `store` from now on (null: nothing is persisted).
+  void set_store(Store* store) { store_ = store; }
+  // Rebuilds every stored unfinished room; returns how many were frozen.
+  int restore(const LoadedState& stored, Identity& identity);
+
  private:
   struct Entry {
     std::shared_ptr<Room> room;
@@ -45,10 +50,12 @@ class Lobby {
   };
   void sweep();
   void arm_sweeper();
+  RoomHooks hooks();
 
   boost::asio::io_context& io_;
   const ServerConfig& config_;
   Metrics& metrics_;
+  Store* store_ = nullptr;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> rooms_;
   boost::asio::steady_timer sweeper_;

@@ -12,6 +12,14 @@ namespace parlor::server {
 
 namespace net = boost::asio;
 
+namespace {
+std::int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
 Room::Room(net::io_context& io, RoomSetup setup, const ServerConfig& config, Metrics& metrics,
            RoomHooks hooks)
     : strand_(net::make_strand(io)),
@@ -23,6 +31,7 @@ Room::Room(net::io_context& io, RoomSetup setup, const ServerConfig& config, Met
       bot_rng_(random_u64()),
       bot_timer_(strand_),
       turn_timer_(strand_) {
+  created_ms_ = unix_ms();
   counted_open_ = true;  // the lobby counted this room for its creator when creating it
 }
 
@@ -47,7 +56,7 @@ void Room::watch(Caller caller) {
     }
     self->reply(caller, protocol::encode_watching(caller.re, self->id()));
     self->publish_room();
-    if (self->game_) self->push_state_to(*caller.player, Json::array());
+    if (self->game_) self->push_state_to(caller.player, Json::array());
   });
 }
 
@@ -119,6 +128,9 @@ void Room::start(Caller caller) {
     if (self->status_ == RoomStatus::kPlaying) {
       return self->reply_error(caller, "already_started", "the game is already being played");
     }
+    if (self->status_ == RoomStatus::kFrozen) {
+      return self->reply_error(caller, "not_allowed", "this room was stopped and cannot be played");
+    }
     const auto empty = std::count_if(self->seats_.begin(), self->seats_.end(),
                                      [](const auto& o) { return !o.has_value(); });
     if (empty > 0) {
@@ -164,7 +176,7 @@ void Room::resume(std::shared_ptr<Player> player) {
     if (!self->is_member(*player)) return;
     self->last_activity_ = Clock::now();
     self->player_presence_changed(*player);  // pushes the room to everyone, this player too
-    if (self->game_) self->push_state_to(*player, Json::array());
+    if (self->game_) self->push_state_to(player, Json::array());
   });
 }
 
@@ -227,6 +239,11 @@ void Room::sweep(Clock::time_point now, std::function<void(const std::string&)> 
       self->counted_open_ = false;
       self->hooks_.open_rooms_changed(self->setup_.creator, -1);
     }
+    if (self->setup_.store && self->status_ != RoomStatus::kFinished) {
+      RoomRecord record = self->record();
+      record.status = StoredRoomStatus::kAbandoned;
+      self->setup_.store->save_room(std::move(record), nullptr);
+    }
     log_info("room " + self->id() + " removed (" +
              (finished_long_ago ? "finished" : "nobody connected") + ")");
     remove(self->id());
@@ -253,8 +270,8 @@ void Room::do_join(const Caller& caller, std::optional<int> seat, bool creating)
                          "you already sit at seat " + std::to_string(*current) + " in this room");
     }
     reply(caller, protocol::encode_joined(caller.re, id(), *current));
-    push_room_to(*caller.player);
-    if (game_) push_state_to(*caller.player, Json::array());
+    push_room_to(caller.player);
+    if (game_) push_state_to(caller.player, Json::array());
     return;
   }
   if (status_ != RoomStatus::kWaiting) {
@@ -295,6 +312,9 @@ void Room::do_move(const Caller& caller, const Json& move, std::optional<std::in
   if (status_ == RoomStatus::kFinished) {
     return reply_error(caller, "game_over", "the game is over; start a rematch to play again");
   }
+  if (status_ == RoomStatus::kFrozen) {
+    return reply_error(caller, "not_allowed", "this game was stopped and cannot be played on");
+  }
   if (seq && *seq != seq_) {
     return reply_error(caller, "stale_state",
                        "you acted on state " + std::to_string(*seq) + " but the room is at " +
@@ -304,13 +324,14 @@ void Room::do_move(const Caller& caller, const Json& move, std::optional<std::in
   if (!result.ok()) return reply_error(caller, result.code(), result.message());
   log_.emplace_back(*seat, move);
   ++seq_;
+  persist_move(*seat, move);
   reply_ok(caller, seq_);
   after_accepted(result.events(), caller.received);
 }
 
 void Room::begin_game() {
-  const std::uint64_t seed = setup_.fixed_seed ? *setup_.fixed_seed : random_u64();
-  game_ = setup_.game->create(setup_.game_options, setup_.seats, seed);
+  seed_ = setup_.fixed_seed ? *setup_.fixed_seed : random_u64();
+  game_ = setup_.game->create(setup_.game_options, setup_.seats, seed_);
   if (status_ == RoomStatus::kFinished) {
     ++seq_;  // a rematch: seq keeps increasing
     if (!counted_open_ && setup_.creator) {
@@ -319,8 +340,14 @@ void Room::begin_game() {
     }
   }
   log_.clear();
+  ++game_number_;
+  start_seq_ = seq_;
+  game_started_ms_ = unix_ms();
+  finished_ms_.reset();
   status_ = RoomStatus::kPlaying;
   log_info("room " + id() + " started " + setup_.game->kind);
+  // The new deal's seed must be durable before anyone sees the deal.
+  persist_room(/*gate_frames=*/true);
   publish_room();
   after_accepted(Json::array({Json{{"type", "start"}}}), std::nullopt);
 }
@@ -381,6 +408,7 @@ void Room::on_turn_timeout(std::int64_t armed_at_seq) {
     }
     log_.emplace_back(s, move);
     ++seq_;
+    persist_move(s, move);
     Json events = result.events();
     events.push_back({{"type", "timeout"}, {"seat", s}});
     after_accepted(events, std::nullopt);
@@ -412,6 +440,7 @@ Json Room::timeout_move(Seat seat) {
 
 void Room::finish_game() {
   status_ = RoomStatus::kFinished;
+  finished_ms_ = unix_ms();
   turn_timer_.cancel();
   turn_deadline_.reset();
   finished_at_ = Clock::now();
@@ -460,6 +489,7 @@ bool Room::bot_move(Seat seat, bots::Strategy& strategy) {
   }
   log_.emplace_back(seat, move);
   ++seq_;
+  persist_move(seat, move);
   after_accepted(result.events(), std::nullopt);
   return true;
 }
@@ -508,30 +538,31 @@ protocol::RoomSummary Room::summary() const {
 }
 
 void Room::publish_room() {
+  persist_room();
   auto shared = std::make_shared<const protocol::RoomSummary>(summary());
   for (std::size_t s = 0; s < seats_.size(); ++s) {
     if (seats_[s] && seats_[s]->player) {
-      seats_[s]->player->send(make_frame(protocol::encode_room(*shared, static_cast<int>(s))));
+      deliver(seats_[s]->player, make_frame(protocol::encode_room(*shared, static_cast<int>(s))));
     }
   }
   if (!spectators_.empty()) {
     const Frame frame = make_frame(protocol::encode_room(*shared, std::nullopt));
-    for (const auto& spectator : spectators_) spectator->send(frame);
+    for (const auto& spectator : spectators_) deliver(spectator, frame);
   }
   hooks_.summary_changed(id(), shared);
 }
 
-void Room::push_room_to(const Player& player) const {
-  player.send(make_frame(protocol::encode_room(summary(), seat_of(player))));
+void Room::push_room_to(const std::shared_ptr<Player>& player) {
+  deliver(player, make_frame(protocol::encode_room(summary(), seat_of(*player))));
 }
 
-void Room::push_state_to(const Player& player, const Json& events) const {
+void Room::push_state_to(const std::shared_ptr<Player>& player, const Json& events) {
   const auto to_act = game_->to_act();
   const Json to_act_json = to_act;
-  const auto seat = seat_of(player);
+  const auto seat = seat_of(*player);
   const Seat viewer = seat ? *seat : kSpectator;
   const bool acts = seat && std::find(to_act.begin(), to_act.end(), *seat) != to_act.end();
-  player.send(make_frame(protocol::encode_state(id(), seq_, game_->view(viewer), to_act_json,
+  deliver(player, make_frame(protocol::encode_state(id(), seq_, game_->view(viewer), to_act_json,
                                                 acts ? game_->prompt(viewer) : Json(nullptr),
                                                 events, deadline())));
 }
@@ -545,7 +576,7 @@ void Room::broadcast_state(const Json& events) {
     if (!occupant || !occupant->player || !occupant->player->connected()) continue;
     const Seat seat = static_cast<Seat>(s);
     const bool acts = std::find(to_act.begin(), to_act.end(), seat) != to_act.end();
-    occupant->player->send(make_frame(protocol::encode_state(
+    deliver(occupant->player, make_frame(protocol::encode_state(
         id(), seq_, game_->view(seat), to_act_json, acts ? game_->prompt(seat) : Json(nullptr),
         events, clock)));
   }
@@ -553,29 +584,197 @@ void Room::broadcast_state(const Json& events) {
     // One spectator view, serialized once, shared by every spectator.
     const Frame frame = make_frame(protocol::encode_state(
         id(), seq_, game_->view(kSpectator), to_act_json, nullptr, events, clock));
-    for (const auto& spectator : spectators_) spectator->send(frame);
+    for (const auto& spectator : spectators_) deliver(spectator, frame);
   }
 }
 
-void Room::send_to_members(const Frame& frame) const {
+void Room::send_to_members(const Frame& frame) {
   for (const auto& occupant : seats_) {
-    if (occupant && occupant->player) occupant->player->send(frame);
+    if (occupant && occupant->player) deliver(occupant->player, frame);
   }
-  for (const auto& spectator : spectators_) spectator->send(frame);
+  for (const auto& spectator : spectators_) deliver(spectator, frame);
 }
 
-void Room::reply(const Caller& caller, std::string frame) const {
-  if (caller.connection) caller.connection->send(make_frame(std::move(frame)));
+void Room::reply(const Caller& caller, std::string frame) {
+  if (caller.connection) deliver(caller.connection, make_frame(std::move(frame)));
 }
 
-void Room::reply_error(const Caller& caller, std::string_view code,
-                       const std::string& message) const {
+void Room::reply_error(const Caller& caller, std::string_view code, const std::string& message) {
   metrics_.count_reject(std::string(code));
   reply(caller, protocol::encode_error(caller.re, code, message));
 }
 
-void Room::reply_ok(const Caller& caller, std::optional<std::int64_t> seq) const {
+void Room::reply_ok(const Caller& caller, std::optional<std::int64_t> seq) {
   reply(caller, protocol::encode_ok(caller.re, seq));
+}
+
+// ---- durability ------------------------------------------------------------------------
+
+void Room::deliver(const std::shared_ptr<Player>& player, Frame frame) {
+  if (gating_writes_ > 0) {
+    held_.push_back({player, nullptr, std::move(frame)});
+  } else {
+    player->send(frame);
+  }
+}
+
+void Room::deliver(const std::shared_ptr<Connection>& connection, Frame frame) {
+  if (gating_writes_ > 0) {
+    held_.push_back({nullptr, connection, std::move(frame)});
+  } else {
+    connection->send(std::move(frame));
+  }
+}
+
+void Room::persist_move(Seat seat, const Json& move) {
+  if (!setup_.store) return;
+  ++gating_writes_;
+  setup_.store->append_move(
+      MoveRecord{id(), game_number_, seq_, seat, move, unix_ms()},
+      [weak = weak_from_this()](bool ok) {
+        // Called on the store's writer thread: hop back onto the strand.
+        if (auto self = weak.lock()) {
+          net::post(self->strand_, [self, ok] { self->on_durable(ok); });
+        }
+      });
+}
+
+void Room::persist_room(bool gate_frames) {
+  if (!setup_.store) return;
+  if (!gate_frames) {
+    setup_.store->save_room(record(), [room = id()](bool ok) {
+      if (!ok) log_error("room " + room + ": the room record could not be saved");
+    });
+    return;
+  }
+  ++gating_writes_;
+  setup_.store->save_room(record(), [weak = weak_from_this()](bool ok) {
+    if (auto self = weak.lock()) net::post(self->strand_, [self, ok] { self->on_durable(ok); });
+  });
+}
+
+void Room::on_durable(bool ok) {
+  --gating_writes_;
+  if (!ok && status_ == RoomStatus::kPlaying) {
+    // Never acknowledge what is not stored: the game stops here, visibly.
+    log_error("room " + id() + ": a move could not be stored; the game is stopped");
+    held_.clear();
+    status_ = RoomStatus::kFrozen;
+    turn_timer_.cancel();
+    bot_timer_.cancel();
+    send_to_members(make_frame(protocol::encode_error(
+        nullptr, "internal_error", "this game could not be saved and has been stopped")));
+    publish_room();
+    return;
+  }
+  if (gating_writes_ > 0) return;
+  while (!held_.empty()) {
+    HeldFrame held = std::move(held_.front());
+    held_.pop_front();
+    if (held.player) {
+      held.player->send(held.frame);
+    } else {
+      held.connection->send(std::move(held.frame));
+    }
+  }
+}
+
+RoomRecord Room::record() const {
+  RoomRecord out;
+  out.id = id();
+  out.kind = setup_.game->kind;
+  out.seats = setup_.seats;
+  out.game_options = setup_.game_options;
+  out.room_options = {{"private", setup_.is_private},
+                      {"grace", setup_.grace.count()},
+                      {"turn_seconds", setup_.turn_seconds.count()},
+                      {"on_timeout", setup_.on_timeout}};
+  if (setup_.fixed_seed) out.room_options["seed"] = *setup_.fixed_seed;
+  if (setup_.creator) out.creator_id = setup_.creator->id();
+  for (const auto& occupant : seats_) {
+    if (!occupant) {
+      out.occupants.emplace_back(std::nullopt);
+      continue;
+    }
+    SeatRecord seat;
+    if (occupant->player) seat.player_id = occupant->player->id();
+    seat.name = occupant->name;
+    if (occupant->bot) seat.bot = std::string(occupant->bot->name());
+    out.occupants.emplace_back(std::move(seat));
+  }
+  switch (status_) {
+    case RoomStatus::kWaiting: out.status = StoredRoomStatus::kWaiting; break;
+    case RoomStatus::kPlaying: out.status = StoredRoomStatus::kPlaying; break;
+    case RoomStatus::kFinished:
+    case RoomStatus::kFrozen: out.status = StoredRoomStatus::kFinished; break;
+  }
+  out.created_ms = created_ms_;
+  out.finished_ms = finished_ms_;
+  out.game_number = game_number_;
+  out.seed = seed_;
+  out.start_seq = start_seq_;
+  out.game_started_ms = game_started_ms_;
+  return out;
+}
+
+bool Room::restore(const LoadedRoom& stored, Identity& identity) {
+  const RoomRecord& r = stored.room;
+  created_ms_ = r.created_ms;
+  game_number_ = r.game_number;
+  seed_ = r.seed;
+  start_seq_ = r.start_seq;
+  game_started_ms_ = r.game_started_ms;
+  seq_ = stored.moves.empty() ? r.start_seq : stored.moves.back().seq;
+  for (std::size_t s = 0; s < seats_.size() && s < r.occupants.size(); ++s) {
+    const auto& seat = r.occupants[s];
+    if (!seat) continue;
+    Occupant occupant{nullptr, seat->name, nullptr, nullptr};
+    if (seat->player_id) {
+      occupant.player = identity.find(*seat->player_id);
+      if (occupant.player) occupant.player->add_room(id());
+    }
+    if (!occupant.player && seat->bot) {
+      occupant.bot = bots::make_strategy(*seat->bot, setup_.game->kind);
+    }
+    if (!occupant.player && !occupant.bot) {
+      occupant.bot = bots::make_strategy("random", setup_.game->kind);  // its player is gone
+    }
+    seats_[s] = std::move(occupant);
+  }
+  if (r.status != StoredRoomStatus::kPlaying) return true;
+  status_ = RoomStatus::kPlaying;
+  game_ = setup_.game->create(setup_.game_options, setup_.seats, seed_);
+  for (const MoveRecord& m : stored.moves) {
+    MoveResult result = game_->apply(m.seat, m.move);
+    if (!result.ok()) {
+      log_error("room " + id() + ": stored move " + std::to_string(m.seq) +
+                " no longer replays (" + result.code() + "); the room is frozen");
+      status_ = RoomStatus::kFrozen;
+      return false;
+    }
+    log_.emplace_back(m.seat, m.move);
+  }
+  if (game_->finished()) {
+    status_ = RoomStatus::kFinished;
+    finished_ms_ = unix_ms();
+    counted_open_ = false;
+  }
+  return true;
+}
+
+// Called once the room is registered: timers and pushes for the recovered state.
+void Room::resume_after_restore() {
+  net::post(strand_, [self = shared_from_this()] {
+    if (self->counted_open_ && self->setup_.creator) self->hooks_.open_rooms_changed(self->setup_.creator, +1);
+    if (self->status_ != RoomStatus::kPlaying) return self->publish_room();
+    // Everyone is disconnected after a restart: the grace periods start now, and the turn
+    // clock restarts in full so nobody loses time to the outage.
+    for (auto& occupant : self->seats_) {
+      if (occupant && occupant->player) self->player_presence_changed(*occupant->player);
+    }
+    self->arm_turn_clock();
+    self->schedule_bots();
+  });
 }
 
 }  // namespace parlor::server

@@ -9,6 +9,7 @@
 #include <boost/asio/strand.hpp>
 
 #include <atomic>
+#include <deque>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -23,6 +24,7 @@
 #include "protocol/encode.h"
 #include "server/connection.h"
 #include "server/identity.h"
+#include "server/store/store.h"
 
 namespace parlor::server {
 
@@ -52,6 +54,7 @@ struct RoomHooks {
 
 struct RoomSetup {
   std::string id;
+  Store* store = nullptr;  // null: nothing is persisted
   const GameInfo* game = nullptr;
   int seats = 0;
   Json game_options;  // normalized: every default filled in
@@ -91,6 +94,13 @@ class Room : public std::enable_shared_from_this<Room> {
   void sweep(Clock::time_point now, std::function<void(const std::string&)> remove);
   // Server shutdown: stop timers.
   void shutdown();
+  // Rebuilds the room from its stored record and moves (before anyone can reach it).
+  // Returns false when the game no longer replays identically: the room is then frozen.
+  bool restore(const LoadedRoom& stored, Identity& identity);
+  // After restore() and registration: restarts grace periods, clocks and bots.
+  void resume_after_restore();
+  // The room's record as the store keeps it.
+  RoomRecord record() const;
 
  private:
   struct Occupant {
@@ -122,14 +132,29 @@ class Room : public std::enable_shared_from_this<Room> {
 
   protocol::RoomSummary summary() const;
   void publish_room();   // room push to everyone + lobby summary update
-  void push_room_to(const Player& player) const;
-  void push_state_to(const Player& player, const Json& events) const;
+  void push_room_to(const std::shared_ptr<Player>& player);
+  void push_state_to(const std::shared_ptr<Player>& player, const Json& events);
   void broadcast_state(const Json& events);
-  void send_to_members(const Frame& frame) const;
+  void send_to_members(const Frame& frame);
 
-  void reply(const Caller& caller, std::string frame) const;
-  void reply_error(const Caller& caller, std::string_view code, const std::string& message) const;
-  void reply_ok(const Caller& caller, std::optional<std::int64_t> seq = std::nullopt) const;
+  void reply(const Caller& caller, std::string frame);
+  void reply_error(const Caller& caller, std::string_view code, const std::string& message);
+  void reply_ok(const Caller& caller, std::optional<std::int64_t> seq = std::nullopt);
+
+  // Write-ahead: frames made while a move is not yet durable wait here, in order, until the
+  // store confirms it. Without a store everything is durable at once.
+  struct HeldFrame {
+    std::shared_ptr<Player> player;          // one of player and connection is set
+    std::shared_ptr<Connection> connection;
+    Frame frame;
+  };
+  void deliver(const std::shared_ptr<Player>& player, Frame frame);
+  void deliver(const std::shared_ptr<Connection>& connection, Frame frame);
+  // The accepted move that made seq_ goes to the store; frames wait until it is durable.
+  void persist_move(Seat seat, const Json& move);
+  // Saves the room record; with `gate_frames`, frames wait for it too (a new deal's seed).
+  void persist_room(bool gate_frames = false);
+  void on_durable(bool ok);
 
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   RoomSetup setup_;
@@ -143,6 +168,16 @@ class Room : public std::enable_shared_from_this<Room> {
   std::unique_ptr<Game> game_;
   std::int64_t seq_ = 0;
   std::vector<std::pair<int, Json>> log_;  // this game's accepted moves
+  int game_number_ = 0;                    // 1, 2, ... for each (re)start
+  std::uint64_t seed_ = 0;
+  std::int64_t start_seq_ = 0;
+  std::int64_t created_ms_ = 0;
+  std::int64_t game_started_ms_ = 0;
+  std::optional<std::int64_t> finished_ms_;
+  // Writes whose frames are held; the store completes writes in order, so frames go out
+  // once none is outstanding.
+  int gating_writes_ = 0;
+  std::deque<HeldFrame> held_;
   bool counted_open_ = false;              // counts toward the creator's open rooms
   Rng bot_rng_;
   boost::asio::steady_timer bot_timer_;

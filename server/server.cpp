@@ -26,6 +26,7 @@ void Server::start() {
     tls->use_certificate_chain_file(config_.tls_cert);
     tls->use_private_key_file(config_.tls_key, net::ssl::context::pem);
   }
+  state_->open_store();
   const auto address = net::ip::make_address(config_.bind);
   listener_ = std::make_shared<Listener>(io_, tcp::endpoint(address, config_.port), state_, tls);
   listener_->run();
@@ -51,8 +52,9 @@ void Server::stop() {
     listener_->stop();
     state_->lobby().shutdown();
     state_->close_all(1001, "server shutting down");
-    // Let close frames reach the clients before the threads stop.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    // Let the close handshakes finish before the threads stop. A client that does not answer
+    // is dropped by its session's 2 s close timer, so this wait ends within about 2 s.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
     while (state_->metrics().connections.load() > 0 && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
@@ -62,6 +64,7 @@ void Server::stop() {
     if (t.joinable()) t.join();
   }
   threads_.clear();
+  state_->close_store();
 }
 
 void Server::wait() {

@@ -3,6 +3,7 @@
 #include "games/registry.h"
 #include "protocol/encode.h"
 #include "server/log.h"
+#include "server/store/sqlite_store.h"
 
 namespace parlor::server {
 
@@ -88,6 +89,13 @@ void ServerState::hello(ClientContext& client, const protocol::Hello& request, c
     token = *request.token;  // back to its owner only
   } else if (request.name) {
     player = identity_.create(*request.name, token);
+    if (store_) {
+      store_->save_player(PlayerRecord{player->id(), player->name(), player->token_hash(),
+                                       std::chrono::duration_cast<std::chrono::milliseconds>(
+                                           std::chrono::system_clock::now().time_since_epoch())
+                                           .count()},
+                          nullptr);
+    }
   } else {
     return reply_error(client, id, "bad_request", "hello needs a \"name\" or a \"token\"");
   }
@@ -130,6 +138,27 @@ void ServerState::disconnected(ClientContext& client) {
   for (const std::string& room_id : client.player->rooms()) {
     if (auto room = lobby_.find(room_id)) room->connection_changed(client.player);
   }
+}
+
+void ServerState::open_store() {
+  if (config_.store != "sqlite") return;
+  SqliteStoreOptions options;
+  options.data_dir = config_.data_dir;
+  options.log_error = [](std::string_view message) { log_error(message); };
+  store_ = std::make_unique<SqliteStore>(std::move(options));
+  const LoadedState stored = store_->load();
+  for (const PlayerRecord& p : stored.players) {
+    identity_.restore(std::make_shared<Player>(p.id, p.name, p.token_hash));
+  }
+  lobby_.set_store(store_.get());
+  const int frozen = lobby_.restore(stored, identity_);
+  log_info("store " + config_.data_dir + ": " + std::to_string(stored.players.size()) +
+           " players, " + std::to_string(stored.rooms.size()) + " unfinished rooms recovered" +
+           (frozen ? ", " + std::to_string(frozen) + " frozen" : ""));
+}
+
+void ServerState::close_store() {
+  if (auto* sqlite = dynamic_cast<SqliteStore*>(store_.get())) sqlite->close();
 }
 
 void ServerState::register_connection(const std::shared_ptr<Connection>& connection) {

@@ -15,6 +15,7 @@
 #include "server/identity.h"
 #include "server/lobby.h"
 #include "server/metrics.h"
+#include "server/store/store.h"
 
 namespace parlor::server {
 
@@ -45,6 +46,12 @@ class ServerState {
   void unregister_connection(const Connection* connection);
   void close_all(std::uint16_t code, const std::string& reason);
 
+  // Opens the store of config().store and rebuilds the players and rooms it holds.
+  // Throws StoreError with a message naming the file when it cannot.
+  void open_store();
+  void close_store();
+  Store* store() { return store_.get(); }
+
   bool shutting_down() const { return shutting_down_.load(); }
   void set_shutting_down() { shutting_down_.store(true); }
 
@@ -62,6 +69,7 @@ class ServerState {
   protocol::Limits limits_;
   Metrics metrics_;
   Identity identity_;
+  std::unique_ptr<Store> store_;
   Lobby lobby_;
   std::atomic<bool> shutting_down_{false};
   std::mutex connections_mutex_;

@@ -14,6 +14,7 @@ server::ServerConfig ServerFixture::test_config() {
   config.max_handshakes_per_ip_per_second = 10000;
   config.bot_delay = std::chrono::milliseconds(1);
   config.static_dir = PARLOR_TEST_STATIC_DIR;
+  config.store = "none";  // tests of durability turn the store on with their own directory
   return config;
 }
 
