@@ -72,11 +72,11 @@ struct LegalMoves {
   std::string room;
 };
 
-// Reserved for replays: a room's moves as `seat` saw them (absent: the spectator view).
-// The server may answer not_allowed until replays exist.
+// A room's game step by step as `seat` saw it (absent: the spectator view).
 struct GetReplay {
   std::string room;
   std::optional<int> seat;
+  std::optional<int> game;  // 1, 2, ... (rematches); absent: the room's latest game
 };
 
 using Command = std::variant<Hello, ListGames, ListRooms, CreateRoom, JoinRoom, WatchRoom,

@@ -6,6 +6,7 @@
 #include <boost/beast/websocket/rfc6455.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
@@ -33,6 +34,24 @@ http::response<http::string_body> make_response(const http::request<http::string
   return response;
 }
 
+// The query parameter `name` of a target, if present.
+std::optional<std::string> query_param(std::string_view target, std::string_view name) {
+  const auto q = target.find('?');
+  if (q == std::string_view::npos) return std::nullopt;
+  std::string_view query = target.substr(q + 1);
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const auto eq = pair.find('=');
+    if (pair.substr(0, eq) == name) {
+      return std::string(eq == std::string_view::npos ? "" : pair.substr(eq + 1));
+    }
+    if (amp == std::string_view::npos) break;
+    query = query.substr(amp + 1);
+  }
+  return std::nullopt;
+}
+
 bool origin_allowed(const ServerConfig& config, const http::request<http::string_body>& request) {
   if (config.allowed_origins.empty()) return true;
   auto origin = request.find(http::field::origin);
@@ -42,6 +61,58 @@ bool origin_allowed(const ServerConfig& config, const http::request<http::string
 }
 
 }  // namespace
+
+std::optional<ReplayRequest> replay_request(std::string_view target) {
+  constexpr std::string_view prefix = "/api/games/";
+  constexpr std::string_view suffix = "/replay";
+  const std::string_view path = target.substr(0, target.find('?'));
+  if (!path.starts_with(prefix) || !path.ends_with(suffix)) return std::nullopt;
+  const std::string_view room = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+  if (room.empty() || room.find('/') != std::string_view::npos || room.size() > 64) {
+    return std::nullopt;
+  }
+  ReplayRequest out{std::string(room), std::nullopt, std::nullopt, false};
+  auto number = [&](std::string_view key, std::optional<int>& field) {
+    if (auto v = query_param(target, key)) {
+      int n = 0;
+      auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+      if (ec != std::errc() || ptr != v->data() + v->size() || n < 0) out.malformed = true;
+      field = n;
+    }
+  };
+  number("as", out.as);
+  number("game", out.game);
+  return out;
+}
+
+http::response<http::string_body> replay_response(ServerState& state,
+                                                  const http::request<http::string_body>& request,
+                                                  const ReplayRequest& replay) {
+  auto reply = [&](http::status status, std::string body) {
+    return make_response(request, status, std::move(body), "application/json");
+  };
+  if (replay.malformed) {
+    return reply(http::status::bad_request,
+                 R"({"error":"bad_request","message":"as and game must be non-negative integers"})");
+  }
+  std::string code;
+  std::string message;
+  // Over plain HTTP nobody is signed in: only finished games, whose every seat is public.
+  Json out = state.replay(replay.room, replay.as, replay.game, nullptr, code, message);
+  if (!out.is_null() && !out["finished"].get<bool>()) {
+    code = "not_allowed";
+    message = "the game is still on: replays over HTTP are for finished games";
+    out = nullptr;
+  }
+  if (out.is_null()) {
+    const http::status status = code == "no_such_room" || code == "not_started"
+                                    ? http::status::not_found
+                                    : code == "not_allowed" ? http::status::forbidden
+                                                            : http::status::bad_request;
+    return reply(status, protocol::to_wire(Json{{"error", code}, {"message", message}}));
+  }
+  return reply(http::status::ok, protocol::to_wire(out));
+}
 
 http::response<http::string_body> handle_http(ServerState& state,
                                               const http::request<http::string_body>& request) {
@@ -146,9 +217,23 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
           ->run(std::move(request));
       return;
     }
+  } else if (auto replay = replay_request(request.target()); replay && request.method() == http::verb::get) {
+    // The store read runs off the event loop; the answer is written back on this strand.
+    state_->run_blocking([self = this->shared_from_this(), request = std::move(request),
+                          replay = *replay]() mutable {
+      auto answer = std::make_shared<http::response<http::string_body>>(
+          replay_response(*self->state_, request, replay));
+      net::post(self->stream_.get_executor(), [self, answer] { self->write(answer); });
+    });
+    return;
   } else {
     response = std::make_shared<http::response<http::string_body>>(handle_http(*state_, request));
   }
+  write(response);
+}
+
+template <class Stream>
+void HttpSession<Stream>::write(std::shared_ptr<http::response<http::string_body>> response) {
   const bool keep_alive = response->keep_alive();
   http::async_write(stream_, *response,
                     [self = this->shared_from_this(), response, keep_alive](

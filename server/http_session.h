@@ -26,6 +26,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
  private:
   void do_read();
   void on_read(beast::error_code ec, std::size_t bytes);
+  void write(std::shared_ptr<beast::http::response<beast::http::string_body>> response);
   void on_write(bool keep_alive, beast::error_code ec, std::size_t bytes);
   void do_close();
 
@@ -38,6 +39,18 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
 
 extern template class HttpSession<PlainStream>;
 extern template class HttpSession<TlsStream>;
+
+// GET /api/games/<room>/replay?as=<seat>&game=<n>
+struct ReplayRequest {
+  std::string room;
+  std::optional<int> as;
+  std::optional<int> game;
+  bool malformed = false;
+};
+std::optional<ReplayRequest> replay_request(std::string_view target);
+beast::http::response<beast::http::string_body> replay_response(
+    ServerState& state, const beast::http::request<beast::http::string_body>& request,
+    const ReplayRequest& replay);
 
 // Builds the response for a plain HTTP request (everything but the WebSocket upgrade).
 beast::http::response<beast::http::string_body> handle_http(

@@ -64,6 +64,7 @@ void Server::stop() {
     if (t.joinable()) t.join();
   }
   threads_.clear();
+  state_->stop_blocking();
   state_->close_store();
 }
 

@@ -3,6 +3,7 @@
 #include "games/registry.h"
 #include "protocol/encode.h"
 #include "server/log.h"
+#include "server/replay.h"
 #include "server/store/sqlite_store.h"
 
 namespace parlor::server {
@@ -44,7 +45,20 @@ void ServerState::handle(ClientContext& client, protocol::Request request,
         } else if constexpr (std::is_same_v<T, protocol::CreateRoom>) {
           create_room(client, command, id, received);
         } else if constexpr (std::is_same_v<T, protocol::GetReplay>) {
-          reply_error(client, id, "not_allowed", "replays are not kept by this server");
+          run_blocking([this, connection = client.connection, player = client.player,
+                        command = command, id = id] {
+            std::string code;
+            std::string message;
+            Json replay_json =
+                replay(command.room, command.seat, command.game, player.get(), code, message);
+            if (replay_json.is_null()) {
+              metrics_.count_reject(code);
+              connection->send(make_frame(protocol::encode_error(id, code, message)));
+              return;
+            }
+            protocol::attach_re(replay_json, id);
+            connection->send(make_frame(protocol::to_wire(replay_json)));
+          });
         } else {
           auto room = room_or_reply(client, command.room, id);
           if (!room) return;
@@ -159,6 +173,50 @@ void ServerState::open_store() {
 
 void ServerState::close_store() {
   if (auto* sqlite = dynamic_cast<SqliteStore*>(store_.get())) sqlite->close();
+}
+
+Json ServerState::replay(const std::string& room, std::optional<int> seat,
+                         std::optional<int> game, const Player* requester, std::string& code,
+                         std::string& message) {
+  if (!store_) {
+    code = "not_allowed";
+    message = "replays need the durable store (--store sqlite)";
+    return nullptr;
+  }
+  auto history = store_->load_room(room);
+  if (!history) {
+    code = "no_such_room";
+    message = "no room \"" + room.substr(0, 32) + "\" is kept";
+    return nullptr;
+  }
+  const GameRecord* record = find_replay_game(*history, game);
+  if (!record) {
+    code = "not_started";
+    message = game ? "room " + room + " has no game " + std::to_string(*game)
+                   : "room " + room + " has not started a game";
+    return nullptr;
+  }
+  if (seat && *seat >= history->room.seats) {
+    code = "bad_request";
+    message = "seat must be between 0 and " + std::to_string(history->room.seats - 1);
+    return nullptr;
+  }
+  // Until the game ends a seat's view is private to whoever sits there.
+  if (!record->finished_ms && seat) {
+    const auto& occupant = history->room.occupants[static_cast<std::size_t>(*seat)];
+    const bool own = requester && occupant && occupant->player_id == requester->id();
+    if (!own) {
+      code = "not_allowed";
+      message = "while the game is on you may replay only your own seat (or omit seat)";
+      return nullptr;
+    }
+  }
+  Json out = build_replay(*history, *record, seat);
+  if (out.is_null()) {
+    code = "internal_error";
+    message = "this game no longer replays under the server's rules engine";
+  }
+  return out;
 }
 
 void ServerState::register_connection(const std::shared_ptr<Connection>& connection) {

@@ -4,8 +4,11 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include <memory>
+#include <optional>
+#include <boost/asio/post.hpp>
 #include <mutex>
 #include <unordered_map>
 
@@ -52,6 +55,18 @@ class ServerState {
   void close_store();
   Store* store() { return store_.get(); }
 
+  // A replay of a stored game (see replay.h), or an error code and message. Blocking disk
+  // I/O: call it through run_blocking(). `requester`: the asking player (null over REST,
+  // which serves finished games only).
+  Json replay(const std::string& room, std::optional<int> seat, std::optional<int> game,
+              const Player* requester, std::string& code, std::string& message);
+  // Runs blocking work (store reads) off the event loop's threads.
+  template <class F>
+  void run_blocking(F&& work) {
+    boost::asio::post(blocking_, std::forward<F>(work));
+  }
+  void stop_blocking() { blocking_.join(); }
+
   bool shutting_down() const { return shutting_down_.load(); }
   void set_shutting_down() { shutting_down_.store(true); }
 
@@ -72,6 +87,7 @@ class ServerState {
   std::unique_ptr<Store> store_;
   Lobby lobby_;
   std::atomic<bool> shutting_down_{false};
+  boost::asio::thread_pool blocking_{1};
   std::mutex connections_mutex_;
   std::unordered_map<const Connection*, std::weak_ptr<Connection>> connections_;
 };

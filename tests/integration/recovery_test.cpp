@@ -3,6 +3,11 @@
 // error at start, never a silent empty lobby.
 #include <gtest/gtest.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+
+#include <array>
 #include <filesystem>
 #include <fstream>
 
@@ -81,6 +86,73 @@ TEST(Recovery, GameContinuesAfterRestartWithSameSeqAndHands) {
   DriveResult rest = drive_game(raw, {}, room, *mirror, seq, seed + 1);
   ASSERT_EQ(rest.failure, "");
   EXPECT_TRUE(rest.finished);
+  std::filesystem::remove_all(dir);
+}
+
+// A raw HTTP GET, returning the whole response.
+std::string http_get(unsigned short port, const std::string& target) {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket socket(io);
+  socket.connect({boost::asio::ip::make_address("127.0.0.1"), port});
+  const std::string request = "GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  boost::asio::write(socket, boost::asio::buffer(request));
+  std::string response;
+  boost::system::error_code ec;
+  std::array<char, 4096> chunk{};
+  while (!ec) {
+    const std::size_t n = socket.read_some(boost::asio::buffer(chunk), ec);
+    response.append(chunk.data(), n);
+  }
+  return response;
+}
+
+TEST(Replay, SeatsSeeOnlyWhatTheySawAndTheRevealWaitsForTheEnd) {
+  const auto dir = fresh_dir("replay");
+  ServerFixture server(durable_config(dir));
+  const std::uint64_t seed = test_seed(41);
+  std::vector<std::unique_ptr<TestClient>> players;
+  for (int s = 0; s < 2; ++s) players.push_back(server.player("p" + std::to_string(s)));
+  const std::string room = players[0]->request(
+      {{"type", "create_room"}, {"kind", "bigtwo"}, {"seats", 2}, {"options", {{"seed", seed}}}})["room"];
+  ASSERT_EQ(players[1]->request({{"type", "join_room"}, {"room", room}})["type"], "joined");
+  ASSERT_EQ(players[0]->request({{"type", "start"}, {"room", room}})["type"], "ok");
+  for (auto& p : players) ASSERT_TRUE(p->next_of("state"));
+  std::string error;
+  auto mirror = create_game(*find_game("bigtwo"), Json::object(), 2, seed, nullptr, error);
+  DriveResult part = drive_game({players[0].get(), players[1].get()}, {}, room, *mirror, 0, seed, 6);
+  ASSERT_EQ(part.failure, "");
+
+  // Mid-game: only your own seat, and no reveal.
+  EXPECT_EQ(players[0]->request({{"type", "get_replay"}, {"room", room}, {"seat", 1}})["code"],
+            "not_allowed");
+  const Json mine = players[0]->request({{"type", "get_replay"}, {"room", room}, {"seat", 0}});
+  ASSERT_EQ(mine["type"], "replay") << mine.dump().substr(0, 300);
+  EXPECT_FALSE(mine["finished"].get<bool>());
+  EXPECT_TRUE(mine["reveal"].is_null());
+  ASSERT_EQ(mine["steps"].size(), 7U);
+  EXPECT_EQ(mine["steps"][6]["view"], mirror->view(0)) << "the last step is what seat 0 sees now";
+  for (const Json& step : mine["steps"]) {
+    if (step.contains("seat") && step["seat"] != 0) {
+      EXPECT_FALSE(step.contains("move"));
+    }
+    EXPECT_EQ(scan_frame(step, *mirror, 0), "") << "no card seat 1 still holds";
+  }
+  const std::string refused = http_get(server.port(), "/api/games/" + room + "/replay?as=1");
+  EXPECT_NE(refused.find("403"), std::string::npos) << refused.substr(0, 200);
+
+  // Finished: any seat, and the full reveal.
+  DriveResult rest = drive_game({players[0].get(), players[1].get()}, {}, room, *mirror, 6, seed + 1);
+  ASSERT_EQ(rest.failure, "");
+  const std::string body = http_get(server.port(), "/api/games/" + room + "/replay?as=1");
+  ASSERT_NE(body.find("200 OK"), std::string::npos) << body.substr(0, 200);
+  const Json replay = Json::parse(body.substr(body.find("\r\n\r\n") + 4));
+  EXPECT_TRUE(replay["finished"].get<bool>());
+  EXPECT_EQ(replay["steps"].size(), static_cast<std::size_t>(rest.last_seq + 1));
+  EXPECT_EQ(replay["reveal"]["moves"].size(), static_cast<std::size_t>(rest.last_seq));
+  EXPECT_EQ(replay["result"], mirror->result());
+  EXPECT_NE(http_get(server.port(), "/api/games/nope/replay").find("404"), std::string::npos);
+  EXPECT_NE(http_get(server.port(), "/api/games/" + room + "/replay?as=x").find("400"),
+            std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
