@@ -1,14 +1,11 @@
 #include "bots/load/load_client.h"
 
-#include <boost/asio/strand.hpp>
-
 #include "bots/strategy.h"
 
 namespace parlor::load {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
-namespace websocket = beast::websocket;
 
 LoadClient::LoadClient(net::io_context& io, const LoadSettings& settings,
                        std::shared_ptr<RoomPlan> plan, int seat, std::uint64_t seed,
@@ -19,71 +16,42 @@ LoadClient::LoadClient(net::io_context& io, const LoadSettings& settings,
       seat_(seat),
       rng_(seed),
       stats_(stats),
-      ws_(io),
       think_timer_(io) {}
 
-void LoadClient::start(const net::ip::tcp::resolver::results_type& endpoints) {
-  beast::get_lowest_layer(ws_).expires_after(std::chrono::seconds(10));
-  beast::get_lowest_layer(ws_).async_connect(
-      endpoints, [self = shared_from_this()](beast::error_code ec, const auto&) {
-        self->on_connect(ec);
-      });
+void LoadClient::start(const client::Endpoints& endpoints) {
+  // The handlers hold the client weakly: the connection must not keep its owner alive.
+  std::weak_ptr<LoadClient> weak = weak_from_this();
+  client::ConnectionHandlers handlers;
+  handlers.on_open = [weak] {
+    if (auto self = weak.lock()) self->on_open();
+  };
+  handlers.on_message = [weak](std::string_view text) {
+    if (auto self = weak.lock()) self->on_message(text);
+  };
+  handlers.on_end = [weak](const client::ConnectionEnd& end) {
+    if (auto self = weak.lock()) self->fail(end.stage);
+  };
+  connection_ =
+      std::make_shared<client::WsConnection>(io_, settings_.url, nullptr, std::move(handlers));
+  connection_->start(endpoints);
 }
 
 void LoadClient::stop() {
   stopped_ = true;
   think_timer_.cancel();
-  beast::error_code ec;
-  beast::get_lowest_layer(ws_).socket().close(ec);
+  if (connection_) connection_->close();
 }
 
-void LoadClient::on_connect(beast::error_code ec) {
-  if (ec) return fail("connect");
-  beast::get_lowest_layer(ws_).expires_never();
-  // Without this, Nagle's algorithm and delayed ACKs add tens of milliseconds per move.
-  beast::get_lowest_layer(ws_).socket().set_option(net::ip::tcp::no_delay(true), ec);
-  ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
-  ws_.async_handshake(settings_.host, settings_.path,
-                      [self = shared_from_this()](beast::error_code e) { self->on_handshake(e); });
-}
-
-void LoadClient::on_handshake(beast::error_code ec) {
-  if (ec) return fail("handshake");
+void LoadClient::on_open() {
   ++stats_.connected;
-  ws_.text(true);
   send(Json{{"type", "hello"}, {"name", "load" + std::to_string(seat_)}, {"protocol", 1}}.dump());
-  do_read();
 }
 
-void LoadClient::send(std::string text) {
-  outbox_.push_back(std::move(text));
-  if (!writing_) do_write();
-}
+void LoadClient::send(std::string text) { connection_->send(std::move(text)); }
 
-void LoadClient::do_write() {
-  writing_ = true;
-  ws_.async_write(net::buffer(outbox_.front()),
-                  [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                    self->writing_ = false;
-                    self->outbox_.pop_front();
-                    if (ec) return self->fail("write");
-                    if (!self->outbox_.empty()) self->do_write();
-                  });
-}
-
-void LoadClient::do_read() {
-  ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
-    self->on_read(ec, bytes);
-  });
-}
-
-void LoadClient::on_read(beast::error_code ec, std::size_t) {
-  if (ec) return fail("read");
-  const auto* data = static_cast<const char*>(buffer_.data().data());
-  Json message = Json::parse(data, data + buffer_.size(), nullptr, false);
-  buffer_.consume(buffer_.size());
+void LoadClient::on_message(std::string_view text) {
+  Json message = Json::parse(text.begin(), text.end(), nullptr, false);
   if (!message.is_discarded()) handle(message);
-  if (!stopped_) do_read();
 }
 
 void LoadClient::handle(const Json& message) {

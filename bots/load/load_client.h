@@ -4,19 +4,16 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/websocket.hpp>
 
 #include <chrono>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bots/net/ws_connection.h"
 #include "games/core/game.h"
 #include "games/core/rng.h"
 
@@ -45,9 +42,7 @@ struct RoomPlan {
 };
 
 struct LoadSettings {
-  std::string host = "127.0.0.1";
-  std::string port = "8080";
-  std::string path = "/ws";
+  client::WsUrl url{false, "127.0.0.1", "8080", "/ws"};
   std::chrono::milliseconds think{0};
   Clock::time_point stop_at;
 };
@@ -56,16 +51,13 @@ class LoadClient : public std::enable_shared_from_this<LoadClient> {
  public:
   LoadClient(boost::asio::io_context& io, const LoadSettings& settings,
              std::shared_ptr<RoomPlan> plan, int seat, std::uint64_t seed, LoadStats& stats);
-  void start(const boost::asio::ip::tcp::resolver::results_type& endpoints);
+  void start(const client::Endpoints& endpoints);
   void stop();
 
  private:
-  void on_connect(boost::beast::error_code ec);
-  void on_handshake(boost::beast::error_code ec);
+  void on_open();
+  void on_message(std::string_view text);
   void send(std::string text);
-  void do_write();
-  void do_read();
-  void on_read(boost::beast::error_code ec, std::size_t bytes);
   void handle(const Json& message);
   void act(const Json& state);
   void fail(const std::string& what);
@@ -76,10 +68,7 @@ class LoadClient : public std::enable_shared_from_this<LoadClient> {
   int seat_;
   Rng rng_;
   LoadStats& stats_;
-  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
-  boost::beast::flat_buffer buffer_;
-  std::deque<std::string> outbox_;
-  bool writing_ = false;
+  std::shared_ptr<client::WsConnection> connection_;
   boost::asio::steady_timer think_timer_;
   std::int64_t pending_seq_ = -1;  // the seq our move will create; -1 when none in flight
   Clock::time_point sent_at_{};

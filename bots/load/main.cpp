@@ -18,6 +18,7 @@
 #include <string>
 
 #include "bots/load/load_client.h"
+#include "bots/net/ws_url.h"
 
 namespace {
 
@@ -89,21 +90,17 @@ int main(int argc, char** argv) {
       args.duration <= 0 || args.duration > 3600) {
     return usage("rooms x seats must be 1..20000 and duration 0..3600 s");
   }
-  const std::string prefix = "ws://";
-  if (args.url.rfind(prefix, 0) != 0) return usage("--url must start with ws://");
-  std::string rest = args.url.substr(prefix.size());
-  const auto slash = rest.find('/');
+  if (args.url.rfind("ws://", 0) != 0) return usage("--url must start with ws://");
+  std::string url_error;
+  const auto url = client::parse_ws_url(args.url, url_error);
+  if (!url) return usage(url_error);
   LoadSettings settings;
-  settings.path = slash == std::string::npos ? "/" : rest.substr(slash);
-  const std::string host_port = rest.substr(0, slash);
-  const auto colon = host_port.rfind(':');
-  settings.host = host_port.substr(0, colon);
-  settings.port = colon == std::string::npos ? "80" : host_port.substr(colon + 1);
+  settings.url = *url;
   settings.think = std::chrono::milliseconds(args.think_ms);
 
   boost::asio::io_context io(1);
   boost::asio::ip::tcp::resolver resolver(io);
-  const auto endpoints = resolver.resolve(settings.host, settings.port);
+  const auto endpoints = resolver.resolve(settings.url.host, settings.url.port);
   LoadStats stats;
   std::vector<std::shared_ptr<LoadClient>> clients;
   const auto started = Clock::now();

@@ -1,0 +1,161 @@
+#include "bots/net/ws_connection.h"
+
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/beast/websocket/ssl.hpp>
+
+#include <openssl/ssl.h>
+
+namespace parlor::client {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+
+std::shared_ptr<asio::ssl::context> make_tls_context(bool verify) {
+  auto context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
+  if (verify) {
+    context->set_default_verify_paths();
+    context->set_verify_mode(asio::ssl::verify_peer);
+  } else {
+    context->set_verify_mode(asio::ssl::verify_none);
+  }
+  return context;
+}
+
+WsConnection::WsConnection(asio::io_context& io, WsUrl url, std::shared_ptr<asio::ssl::context> tls,
+                           ConnectionHandlers handlers, ConnectionOptions options)
+    : url_(std::move(url)),
+      tls_(std::move(tls)),
+      handlers_(std::move(handlers)),
+      options_(options) {
+  if (url_.tls) {
+    secure_ = std::make_unique<TlsWs>(io, *tls_);
+  } else {
+    plain_ = std::make_unique<PlainWs>(io);
+  }
+}
+
+beast::tcp_stream& WsConnection::tcp() {
+  return visit([](auto& ws) -> beast::tcp_stream& { return beast::get_lowest_layer(ws); });
+}
+
+void WsConnection::start(const Endpoints& endpoints) {
+  tcp().expires_after(options_.connect_timeout);
+  tcp().async_connect(endpoints, [self = shared_from_this()](beast::error_code ec, const auto&) {
+    self->on_connect(ec);
+  });
+}
+
+void WsConnection::on_connect(beast::error_code ec) {
+  if (ended_) return;
+  if (ec) return end("connect", ec);
+  // Without this, Nagle's algorithm and delayed ACKs add tens of milliseconds per move.
+  tcp().socket().set_option(asio::ip::tcp::no_delay(true), ec);
+  if (!secure_) {
+    tcp().expires_never();
+    return do_ws_handshake();
+  }
+  // SNI, and the name the certificate must carry when verification is on.
+  SSL_set_tlsext_host_name(secure_->next_layer().native_handle(), url_.host.c_str());
+  secure_->next_layer().set_verify_callback(asio::ssl::host_name_verification(url_.host));
+  secure_->next_layer().async_handshake(asio::ssl::stream_base::client,
+                                        [self = shared_from_this()](beast::error_code e) {
+                                          if (e) return self->end("tls_handshake", e);
+                                          self->tcp().expires_never();
+                                          self->do_ws_handshake();
+                                        });
+}
+
+void WsConnection::do_ws_handshake() {
+  visit([this](auto& ws) {
+    auto timeouts = websocket::stream_base::timeout::suggested(beast::role_type::client);
+    if (options_.idle_timeout.count() > 0) {
+      timeouts.idle_timeout = options_.idle_timeout;
+      timeouts.keep_alive_pings = true;
+    }
+    ws.set_option(timeouts);
+    ws.async_handshake(url_.host, url_.path,
+                       [self = shared_from_this()](beast::error_code e) { self->on_handshake(e); });
+  });
+}
+
+void WsConnection::on_handshake(beast::error_code ec) {
+  if (ended_) return;
+  if (ec) return end("handshake", ec);
+  open_ = true;
+  visit([](auto& ws) { ws.text(true); });
+  if (handlers_.on_open) handlers_.on_open();  // may send or close
+  if (!ended_) do_read();
+  if (!ended_ && !writing_ && !outbox_.empty()) do_write();
+}
+
+void WsConnection::send(std::string text) {
+  if (ended_) return;
+  outbox_.push_back(std::move(text));
+  if (open_ && !writing_) do_write();
+}
+
+void WsConnection::do_write() {
+  writing_ = true;
+  visit([this](auto& ws) {
+    ws.async_write(asio::buffer(outbox_.front()),
+                   [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                     self->writing_ = false;
+                     self->outbox_.pop_front();
+                     if (ec) return self->end("write", ec);
+                     if (!self->outbox_.empty() && !self->ended_) self->do_write();
+                   });
+  });
+}
+
+void WsConnection::do_read() {
+  visit([this](auto& ws) {
+    ws.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->on_read(ec);
+    });
+  });
+}
+
+void WsConnection::on_read(beast::error_code ec) {
+  if (ended_) return;
+  if (ec) return end("read", ec);
+  const auto* data = static_cast<const char*>(buffer_.data().data());
+  if (handlers_.on_message) handlers_.on_message(std::string_view(data, buffer_.size()));
+  buffer_.consume(buffer_.size());
+  if (!ended_) do_read();
+}
+
+void WsConnection::end(const std::string& stage, beast::error_code ec) {
+  if (ended_) return;
+  ended_ = true;
+  open_ = false;
+  ConnectionEnd info{stage, ec, 0, {}};
+  visit([&](auto& ws) {
+    info.close_code = static_cast<int>(ws.reason().code);
+    info.close_reason = std::string(ws.reason().reason.c_str());
+  });
+  release();
+  // The pending completion handlers hold `self`, so this object outlives the owner dropping
+  // its reference inside on_end.
+  if (handlers_.on_end) handlers_.on_end(info);
+}
+
+void WsConnection::close() {
+  if (ended_) return;
+  ended_ = true;  // the handlers are never called again
+  open_ = false;
+  release();
+}
+
+void WsConnection::release() {
+  // Turning the timeouts off cancels the stream's idle-ping timer, which would otherwise keep
+  // the io_context busy for up to idle_timeout after the socket is gone.
+  visit([](auto& ws) {
+    ws.set_option(websocket::stream_base::timeout{websocket::stream_base::none(),
+                                                  websocket::stream_base::none(), false});
+  });
+  beast::error_code ignored;
+  tcp().socket().close(ignored);
+}
+
+}  // namespace parlor::client
