@@ -25,7 +25,7 @@ run: build web
 
 # Every test except the opt-in load/soak label.
 test: build web
-	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 900 -LE load $(CTEST_ARGS)
+	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 900 -j2 -LE load $(CTEST_ARGS)
 
 asan:
 	@$(MAKE) test PRESET=asan
