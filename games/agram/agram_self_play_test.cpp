@@ -54,21 +54,16 @@ CardSet hidden_cards(const ParsedState& state, Seat viewer) {
 }
 
 std::string card_conservation(const ParsedState& state) {
-  CardSet seen;
-  int count = 0;
-  auto take = [&](CardSet cards) {
-    if (seen.intersects(cards)) return false;
-    seen.add_all(cards);
-    count += cards.size();
-    return true;
-  };
-  for (CardSet hand : state.hands) {
-    if (!take(hand)) return "a card is in two hands";
+  std::vector<std::pair<std::string, CardSet>> places;
+  for (std::size_t s = 0; s < state.hands.size(); ++s) {
+    places.emplace_back("hand " + std::to_string(s), state.hands[s]);
   }
-  if (!take(state.undealt)) return "an undealt card is also held";
-  if (!take(state.played)) return "a played card is also held";
-  if (!take(state.trick)) return "a card in the trick is also held";
-  if (count != 35 || seen != agram_deck()) return "cards lost: " + std::to_string(count);
+  places.emplace_back("the undealt cards", state.undealt);
+  places.emplace_back("the played tricks", state.played);
+  places.emplace_back("the trick", state.trick);
+  if (auto broken = parlor::testing::check_card_places(places, agram_deck()); !broken.empty()) {
+    return broken;
+  }
   const int seats = static_cast<int>(state.hands.size());
   if (state.played.size() != seats * state.tricks_won) return "played cards != seats x tricks";
   for (Seat s = 0; s < seats; ++s) {

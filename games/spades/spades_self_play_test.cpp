@@ -62,20 +62,15 @@ CardSet hidden_cards(const ParsedState& state, Seat viewer) {
 
 // Every card is in exactly one place: a hand, this hand's completed tricks, the current trick.
 std::string card_conservation(const ParsedState& state) {
-  CardSet seen;
-  int count = 0;
-  auto take = [&](CardSet cards) {
-    if (seen.intersects(cards)) return false;
-    seen.add_all(cards);
-    count += cards.size();
-    return true;
-  };
-  for (CardSet hand : state.hands) {
-    if (!take(hand)) return "a card is in two hands";
+  std::vector<std::pair<std::string, CardSet>> places;
+  for (std::size_t s = 0; s < state.hands.size(); ++s) {
+    places.emplace_back("hand " + std::to_string(s), state.hands[s]);
   }
-  if (!take(state.played)) return "a played card is also held";
-  if (!take(state.trick)) return "a card in the trick is also held";
-  if (count != 52 || seen != standard_deck()) return "cards lost: " + std::to_string(count);
+  places.emplace_back("the played tricks", state.played);
+  places.emplace_back("the trick", state.trick);
+  if (auto broken = parlor::testing::check_card_places(places, standard_deck()); !broken.empty()) {
+    return broken;
+  }
   if (state.played.size() != 4 * state.tricks_won) return "played cards != 4 x tricks won";
   // Everyone holds the same number of cards, less one for those who played to this trick.
   for (Seat s = 0; s < kSeats; ++s) {

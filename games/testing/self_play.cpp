@@ -112,6 +112,23 @@ CardSet cards_mentioned(const Json& value) {
   return out;
 }
 
+std::string check_card_places(const std::vector<std::pair<std::string, CardSet>>& places,
+                              CardSet deck) {
+  CardSet seen;
+  for (const auto& [name, cards] : places) {
+    if (seen.intersects(cards)) {
+      return "card " + (seen & cards).lowest().to_string() + " is in " + name + " and elsewhere";
+    }
+    seen.add_all(cards);
+  }
+  if (seen != deck) {
+    const CardSet lost = deck - seen;
+    return lost.empty() ? "a card from outside the deck appeared"
+                        : "card " + lost.lowest().to_string() + " is lost";
+  }
+  return {};
+}
+
 std::uint64_t test_seed(std::uint64_t fallback) {
   if (const char* env = std::getenv("PARLOR_SEED")) return std::strtoull(env, nullptr, 10);
   return fallback;

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "games/core/card_set.h"
 #include "games/core/game_info.h"
@@ -51,5 +53,10 @@ int self_play_games(int fallback);
 
 // Every card string found anywhere in a JSON value (string values that parse as cards).
 CardSet cards_mentioned(const Json& value);
+
+// Card conservation: the named places hold every card of `deck` exactly once. Returns ""
+// when they do, else which place repeats a card or which cards are lost.
+std::string check_card_places(const std::vector<std::pair<std::string, CardSet>>& places,
+                              CardSet deck);
 
 }  // namespace parlor::testing
