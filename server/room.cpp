@@ -138,8 +138,9 @@ void Room::start(Caller caller) {
                                std::to_string(empty) + " seat(s) are still empty; fill them with "
                                                        "players or bots first");
     }
-    self->reply_ok(caller);
+    // The ok waits, like the deal's pushes, until the new game's seed is stored.
     self->begin_game();
+    self->reply_ok(caller);
   });
 }
 
@@ -757,6 +758,7 @@ bool Room::restore(const LoadedRoom& stored, Identity& identity) {
   if (game_->finished()) {
     status_ = RoomStatus::kFinished;
     finished_ms_ = unix_ms();
+    finished_at_ = Clock::now();  // retention counts from the recovery
     counted_open_ = false;
   }
   return true;

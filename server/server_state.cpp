@@ -104,11 +104,23 @@ void ServerState::hello(ClientContext& client, const protocol::Hello& request, c
   } else if (request.name) {
     player = identity_.create(*request.name, token);
     if (store_) {
-      store_->save_player(PlayerRecord{player->id(), player->name(), player->token_hash(),
-                                       std::chrono::duration_cast<std::chrono::milliseconds>(
-                                           std::chrono::system_clock::now().time_since_epoch())
-                                           .count()},
-                          nullptr);
+      // The token is handed out only once the player is stored: a crash right after the
+      // welcome must not leave the client holding a token the restarted server never knew.
+      client.player = player;
+      player->attach(client.connection);
+      store_->save_player(
+          PlayerRecord{player->id(), player->name(), player->token_hash(),
+                       std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count()},
+          [connection = client.connection, id, player_id = player->id(), token](bool ok) {
+            connection->send(make_frame(
+                ok ? protocol::encode_welcome(id, player_id, token, 1)
+                   : protocol::encode_error(id, "internal_error",
+                                            "your identity could not be stored; try again")));
+          });
+      log_info("player " + player->id() + " joined");
+      return;
     }
   } else {
     return reply_error(client, id, "bad_request", "hello needs a \"name\" or a \"token\"");

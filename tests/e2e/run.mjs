@@ -10,12 +10,14 @@
 // and exits non-zero on any failure. Bounded by a global timeout.
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer } from './lib/server.mjs';
 import { scenarios as bigTwoScenarios } from './scenarios/bigtwo.mjs';
 import { scenarios as tableScenarios } from './scenarios/tables.mjs';
+import { scenarios as replayScenarios } from './scenarios/replay.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CHROMIUM = process.env.PARLOR_CHROMIUM ?? '/usr/bin/chromium';
@@ -54,11 +56,13 @@ for (const [what, p] of [['server binary', opts.server], ['static dir', path.joi
 
 let server = null;
 let browser = null;
+let dataDir = null;
 const cleanups = [];
 const cleanup = async () => {
   for (const fn of cleanups.splice(0)) await Promise.resolve().then(fn).catch(() => {});
   await browser?.close().catch(() => {});
   await server?.stop().catch(() => {});
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 };
 
 // The whole run is bounded: a hung browser or server cannot block CI.
@@ -72,11 +76,14 @@ process.on('SIGINT', async () => { await cleanup(); process.exit(130); });
 process.on('SIGTERM', async () => { await cleanup(); process.exit(143); });
 
 const only = opts.only ? new RegExp(opts.only, 'i') : null;
-const all = [...bigTwoScenarios, ...tableScenarios].filter((s) => !only || only.test(s.name));
+const all = [...bigTwoScenarios, ...tableScenarios, ...replayScenarios].filter((s) => !only || only.test(s.name));
 let passed = 0, failed = 0;
 const started = Date.now();
 try {
-  server = await startServer({ binary: path.resolve(opts.server), staticDir: path.resolve(opts.static), extraArgs: ['--bot-delay-ms', '50'], log: opts.verbose ? (t) => process.stderr.write(t) : () => {} });
+  // A fresh SQLite store per run (replays read it), removed afterwards: runs never share state.
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parlor-e2e-'));
+  server = await startServer({ binary: path.resolve(opts.server), staticDir: path.resolve(opts.static),
+    extraArgs: ['--bot-delay-ms', '50', '--store', 'sqlite', '--data-dir', dataDir], log: opts.verbose ? (t) => process.stderr.write(t) : () => {} });
   console.log(`# parlor-server at ${server.url}`);
   // launch() gives every run a fresh temporary profile (user-data-dir); contexts add isolation per player.
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: !opts.headed });

@@ -60,24 +60,44 @@ async function anyTurnSoon(players) {
 }
 
 // Big Two: mostly play the next legal combination ("Hint" selects it), pass every third turn when allowed.
+// What is enabled is read again on every attempt: a push may re-render the controls between
+// reading them and clicking (then the click times out quickly and the choice is made again).
 export async function bigTwoMove(player, i) {
-  // Buttons are briefly disabled while the previous move's reply is in flight.
-  await player.page.waitForFunction(() => ['pass', 'hint'].some((t) => {
-    const el = document.querySelector(`[data-testid="${t}"]`);
-    return el && !el.disabled;
-  }), null, { timeout: 5000 }).catch(() => {});
-  const canPass = await player.isEnabled('pass');
-  const canHint = await player.isEnabled('hint');
-  if (canHint && (!canPass || i % 3 !== 2)) {
-    await player.page.getByTestId('hint').click();
-    const play = player.page.locator('[data-testid="play"][data-legal="true"]');
-    await play.waitFor({ timeout: 5000 });
-    await play.click();
-  } else if (canPass) {
-    await player.page.getByTestId('pass').click();
-  } else {
-    throw new Error(`${player.name}: it is my turn but neither a play nor a pass is offered`);
+  const page = player.page;
+  const seq0 = await player.seq();
+  const serial0 = await player.errorSerial();
+  let lastErr = null;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    // A click reported as failed may still have landed (the whole view re-renders on every
+    // change, so Playwright can see its target detach mid-click): never move twice.
+    if (attempt > 0 && ((await player.seq()) > seq0 || (await player.errorSerial()) > serial0)) return;
+    // Buttons are briefly disabled while the previous move's reply is in flight.
+    await page.waitForFunction(() => ['pass', 'hint'].some((t) => {
+      const el = document.querySelector(`[data-testid="${t}"]`);
+      return el && !el.disabled;
+    }), null, { timeout: 5000 }).catch(() => {});
+    if (!(await player.myTurn())) return; // the table moved on (a timer, say): nothing to do
+    const canPass = await player.isEnabled('pass');
+    const canHint = await player.isEnabled('hint');
+    try {
+      if (canHint && (!canPass || i % 3 !== 2)) {
+        await page.getByTestId('hint').click({ timeout: 2000 });
+        const play = page.locator('[data-testid="play"][data-legal="true"]');
+        await play.waitFor({ timeout: 2000 });
+        await play.click({ timeout: 2000 });
+      } else if (canPass) {
+        await page.getByTestId('pass').click({ timeout: 2000 });
+      } else {
+        throw new Error(`${player.name}: it is my turn but neither a play nor a pass is offered`);
+      }
+      return;
+    } catch (err) {
+      lastErr = err;
+      if (process.env.PARLOR_E2E_DEBUG) console.error(`# ${player.name}: retrying a Big Two move: ${String(err.message).split('\n')[0]}`);
+      await page.waitForTimeout(300);
+    }
   }
+  throw lastErr;
 }
 
 // Trick-taking games: discard when asked, else play the first card the UI enables,
@@ -107,4 +127,65 @@ export async function trickMove(player) {
   const button = page.locator('[data-testid="prompt"] .prompt-controls button:not([disabled])').first();
   if (!(await button.count())) throw new Error(`${player.name}: my turn, but nothing is enabled`);
   await button.click();
+}
+
+// Gem Merchants: choose a noble or give tokens back when asked; else buy the card worth
+// most (any affordable one: bonuses make the next ones cheaper); else take three gems of
+// the colours this merchant holds fewest of (two of one colour, or fewer colours, when
+// that is all the bank allows); else reserve a card; else pass. All by clicking what the
+// UI enables. Returns what it did.
+export async function gemMove(player) {
+  const page = player.page;
+  await page.waitForFunction(() => document.querySelector(
+    '[data-testid="prompt"] .prompt-controls button:not([disabled]), [data-testid^="buy-"]:not([disabled]), [data-testid^="noble-choose-"]:not([disabled]), [data-testid^="bank-"]:not([disabled])'),
+  null, { timeout: 5000 }).catch(() => {});
+  const click = (testid) => page.getByTestId(testid).click({ timeout: 3000 });
+  const first = async (selector) => page.evaluate((s) => document.querySelector(s)?.getAttribute('data-testid') ?? null, selector);
+
+  const noble = await first('[data-testid^="noble-choose-"]:not([disabled])');
+  if (noble) { await click(noble); return 'noble'; }
+  const giveBack = await first('[data-testid^="return-"]:not([disabled])');
+  if (giveBack) { await click(giveBack); return 'return'; }
+
+  const buys = await page.evaluate(() => [...document.querySelectorAll('[data-testid^="buy-"]:not([disabled])')].map((b) => ({
+    testid: b.getAttribute('data-testid'),
+    points: Number(b.closest('.dev')?.querySelector('.points')?.textContent || 0),
+  })));
+  if (buys.length) {
+    const best = buys.reduce((a, b) => (b.points > a.points ? b : a));
+    await click(best.testid);
+    return 'buy';
+  }
+
+  const bank = await page.evaluate(() => {
+    const me = document.querySelector('[data-testid="room"]')?.getAttribute('data-seat');
+    const purse = document.querySelector(`[data-testid="seat-${me}"] .purse`);
+    return ['white', 'blue', 'green', 'red', 'black'].map((c) => ({
+      color: c,
+      enabled: !document.querySelector(`[data-testid="bank-${c}"]`)?.disabled,
+      inBank: Number(document.querySelector(`[data-testid="bank-${c}"] .gem`)?.textContent || 0),
+      held: Number(purse?.querySelector(`.gem-${c}`)?.textContent || 0),
+    }));
+  });
+  const open = bank.filter((g) => g.enabled).sort((a, b) => a.held - b.held);
+  const tryTake = async (colors) => {
+    if (await player.isEnabled('clear-gems')) await click('clear-gems');
+    for (const c of colors) {
+      const before = await page.evaluate((t) => document.querySelector(`[data-testid="${t}"] .pick-count`)?.textContent ?? '', `bank-${c}`);
+      await click(`bank-${c}`);
+      await page.waitForFunction(([t, b]) => (document.querySelector(`[data-testid="${t}"] .pick-count`)?.textContent ?? '') !== b, [`bank-${c}`, before], { timeout: 3000 });
+    }
+    if (await player.isEnabled('take')) { await click('take'); return true; }
+    return false;
+  };
+  if (open.length >= 3 && await tryTake(open.slice(0, 3).map((g) => g.color))) return 'take';
+  const double = open.find((g) => g.inBank >= 4);
+  if (double && await tryTake([double.color, double.color])) return 'take';
+  if (open.length && open.length < 3 && await tryTake(open.map((g) => g.color))) return 'take';
+  if (await player.isEnabled('clear-gems')) await click('clear-gems');
+
+  const reserve = await first('[data-testid^="reserve-"]:not([disabled])');
+  if (reserve) { await click(reserve); return 'reserve'; }
+  if (await player.isEnabled('pass')) { await click('pass'); return 'pass'; }
+  throw new Error(`${player.name}: my turn at Gem Merchants, but nothing is enabled`);
 }

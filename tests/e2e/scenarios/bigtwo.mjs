@@ -58,7 +58,8 @@ export const scenarios = [
       assert.equal(turns.filter(Boolean).length, 1, 'exactly one seat is prompted');
       assert.ok(hands[turns.indexOf(true)].includes('3D'), 'the holder of 3♦ leads');
       await saveAndCheckScreenshot(env.browser, players[turns.indexOf(true)].page, env.artifacts, 'table-bigtwo');
-      env.shared.bigtwo = { room, players };
+      // The deal per seat, for the replay viewer's step 0 later.
+      env.shared.bigtwo = { room, players, dealt: hands };
     },
   },
   {
@@ -181,6 +182,7 @@ export const scenarios = [
         assert.equal(await env.shared.spectator.page.locator('[data-testid="play-again"]').count(), 0, 'spectators cannot restart');
       }
       await saveAndCheckScreenshot(env.browser, players[0].page, env.artifacts, 'table-bigtwo-results');
+      env.shared.bigtwoFinished = true; // game 1 of this room is over (the replay scenarios use it)
       const seq = await players[0].seq();
       await players[0].page.getByTestId('play-again').click();
       for (const p of players) {

@@ -3,7 +3,7 @@
 // too), each checked not to be blank.
 
 import { Player } from '../lib/player.mjs';
-import { bigTwoMove, playToEnd, trickMove } from '../lib/play.mjs';
+import { bigTwoMove, gemMove, playToEnd, trickMove } from '../lib/play.mjs';
 import { saveAndCheckScreenshot } from '../lib/screenshot.mjs';
 import { assert } from '../lib/assert.mjs';
 
@@ -98,7 +98,8 @@ export const scenarios = [
     timeout: 180,
     async run(env) {
       const people = await players(env, 4);
-      await startRoom(env, 'spades', people, { seed: 5 });
+      // The lowest target (100) so that a later scenario can finish the game.
+      await startRoom(env, 'spades', people, { seed: 5, options: { target: 100 } });
       const turns = await Promise.all(people.map((p) => p.myTurn()));
       const bidder = actorOf(people, turns);
       const bids = await bidder.page.locator('.bid-picker button').count();
@@ -153,6 +154,31 @@ export const scenarios = [
     },
   },
   {
+    name: 'Gem Merchants played to its end by clicking: two merchants take gems and buy cards (seeded)',
+    timeout: 240,
+    async run(env) {
+      const people = await players(env, 2);
+      await startRoom(env, 'splendor', people, { seed: 9 });
+      const did = {};
+      let shot = false;
+      const { moves } = await playToEnd(people, async (p, i) => {
+        if (!shot && i >= 30) {
+          shot = true;
+          await saveAndCheckScreenshot(env.browser, p.page, env.artifacts, 'table-splendor-midgame');
+        }
+        const what = await gemMove(p);
+        did[what] = (did[what] ?? 0) + 1;
+      }, { label: 'gem merchants', maxMoves: 400 });
+      const points = await people[0].page.evaluate(() => [...document.querySelectorAll('.merchant .prestige')].map((e) => Number(e.textContent.replace(/\D+/g, ''))));
+      env.log(`gem merchants over after ${moves} moves (${Object.entries(did).map(([k, n]) => `${n} ${k}`).join(', ')}); prestige ${points}`);
+      assert.ok(Math.max(...points) >= 15, `someone reached 15 prestige (points ${points})`);
+      assert.ok(did.take > 0 && did.buy > 0, 'gems were taken and cards bought');
+      await finish(env, people, 'splendor');
+      assert.equal(await people[0].page.locator('[data-testid="prompt"][data-my-turn="true"]').count(), 0, 'nobody is prompted after the end');
+      for (const p of people) assert.deepEqual(p.errors, [], `${p.name}: no page errors`);
+    },
+  },
+  {
     name: 'bots: fill an empty seat with a bot from the room and play Big Two against it to the end',
     timeout: 180,
     async run(env) {
@@ -162,11 +188,14 @@ export const scenarios = [
       await alice.page.locator('[data-testid="seat-row-1"]').getByText('bot').waitFor();
       await alice.page.getByTestId('start').click();
       await alice.page.locator('[data-testid="table"][data-game="bigtwo"]').waitFor();
+      await alice.page.waitForFunction(() => document.querySelectorAll('[data-testid="hand"] [data-card]').length === 13);
+      const dealt = await alice.handCards();
       env.log(`bigtwo vs bot room ${room}`);
       const { moves } = await playToEnd([alice], bigTwoMove, { label: 'big two vs bot' });
       env.log(`alice made ${moves} moves`);
       await alice.page.getByTestId('results').waitFor();
       await saveAndCheckScreenshot(env.browser, alice.page, env.artifacts, 'table-bigtwo-bot-results');
+      env.shared.botGame = { room, alice, dealt };
     },
   },
   {
@@ -196,6 +225,26 @@ export const scenarios = [
         await saveAndCheckScreenshot(env.browser, alice.page, env.artifacts, 'phone-table-spades');
         await alice.page.setViewportSize({ width: 1280, height: 900 });
       }
+    },
+  },
+  {
+    name: 'Spades (target 100) played to its end by clicking',
+    needs: ['rooms'],
+    timeout: 240,
+    async run(env) {
+      const room = env.shared.rooms.spades;
+      assert.ok(room, 'the Spades room of the earlier scenario');
+      const people = await players(env, 4);
+      for (const p of people) {
+        await p.page.evaluate((id) => { location.hash = `#/room/${id}`; }, room);
+        await p.page.locator(`[data-testid="room"][data-room="${room}"] [data-testid="table"][data-game="spades"]`).waitFor();
+      }
+      const { moves } = await playToEnd(people, trickMove, { label: 'spades', maxMoves: 600 });
+      env.log(`spades over after ${moves} more moves`);
+      await finish(env, people, 'spades');
+      const hands = await people[0].page.locator('[data-testid="hand-scores"] tbody tr').count();
+      env.log(`spades: ${hands} hand(s) scored`);
+      for (const p of people) assert.deepEqual(p.errors, [], `${p.name}: no page errors`);
     },
   },
 ];
