@@ -10,6 +10,8 @@ export default defineConfig({
     fs: { allow: ['..'] },
     proxy: {
       '/ws': { target: process.env.PARLOR_URL ?? 'ws://127.0.0.1:8080', ws: true },
+      // Replays of finished games (GET /api/games/<room>/replay).
+      '/api': { target: (process.env.PARLOR_URL ?? 'ws://127.0.0.1:8080').replace(/^ws/, 'http') },
     },
   },
 });

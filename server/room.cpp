@@ -13,6 +13,8 @@ namespace parlor::server {
 namespace net = boost::asio;
 
 namespace {
+constexpr std::size_t kHashEvery = 16;  // moves between stored state-hash checkpoints
+
 std::int64_t unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -630,8 +632,12 @@ void Room::deliver(const std::shared_ptr<Connection>& connection, Frame frame) {
 void Room::persist_move(Seat seat, const Json& move) {
   if (!setup_.store) return;
   ++gating_writes_;
+  MoveRecord record{id(), game_number_, seq_, seat, move, unix_ms(), std::nullopt};
+  // A checkpoint every few moves and at the end lets recovery notice an engine that no
+  // longer replays the log identically.
+  if (log_.size() % kHashEvery == 0 || game_->finished()) record.state_hash = game_->state_hash();
   setup_.store->append_move(
-      MoveRecord{id(), game_number_, seq_, seat, move, unix_ms()},
+      std::move(record),
       [weak = weak_from_this()](bool ok) {
         // Called on the store's writer thread: hop back onto the strand.
         if (auto self = weak.lock()) {
@@ -747,9 +753,15 @@ bool Room::restore(const LoadedRoom& stored, Identity& identity) {
   game_ = setup_.game->create(setup_.game_options, setup_.seats, seed_);
   for (const MoveRecord& m : stored.moves) {
     MoveResult result = game_->apply(m.seat, m.move);
+    std::string broken;
     if (!result.ok()) {
-      log_error("room " + id() + ": stored move " + std::to_string(m.seq) +
-                " no longer replays (" + result.code() + "); the room is frozen");
+      broken = "is refused (" + result.code() + ")";
+    } else if (m.state_hash && *m.state_hash != game_->state_hash()) {
+      broken = "reaches a different state";
+    }
+    if (!broken.empty()) {
+      log_error("room " + id() + ": stored move " + std::to_string(m.seq) + " " + broken +
+                " under this engine; the room is frozen");
       status_ = RoomStatus::kFrozen;
       return false;
     }

@@ -123,8 +123,10 @@ void WsSession<Stream>::enqueue(Frame frame) {
     return;
   }
   const ServerConfig& config = state_->config();
+  // One frame larger than the byte bound (a long replay) may go out alone; a client that
+  // lets frames pile up past either bound cannot keep up.
   if (queue_.size() + 1 > config.max_queue_messages ||
-      queued_bytes_ + frame->size() > config.max_queue_bytes) {
+      (!queue_.empty() && queued_bytes_ + frame->size() > config.max_queue_bytes)) {
     // The room never waits for a socket: a client that cannot keep up is closed.
     state_->metrics().slow_consumers_closed.fetch_add(1, std::memory_order_relaxed);
     state_->metrics().frames_dropped.fetch_add(queue_.size() + 1, std::memory_order_relaxed);

@@ -1,8 +1,8 @@
 // What the user can do, as protocol requests, and how pushes update the store.
 
-import { Message, Move, RoomInfo, ServerError, StatePush, GameInfo, JsonObject } from './protocol';
+import { Message, Move, RoomInfo, ServerError, StatePush, GameInfo, JsonObject, Replay, field, readReplay, str } from './protocol';
 import { Socket, Status, identity } from './socket';
-import { changed, room, RoomData, state } from './state';
+import { changed, ReplayData, room, RoomData, state } from './state';
 
 let socket: Socket | null = null;
 let lobbyTimer = 0;
@@ -280,14 +280,28 @@ export function clearError(id: string): void {
   changed();
 }
 
-// Routing: "#/room/<id>" opens a room directly; anything else is the lobby.
+// Routing: "#/room/<id>" opens a room; "#/replay/<id>[/<seat>][?game=<n>]" a replay
+// (no seat: the spectator view; no game: the latest); anything else is the lobby.
 export function parseRoute(hash: string): typeof state.route {
+  const replay = /^#\/replay\/([^/?#]+)(?:\/(\d+))?\/?(?:\?(.*))?$/.exec(hash);
+  if (replay) {
+    const game = /(?:^|&)game=(\d+)/.exec(replay[3] ?? '');
+    return { page: 'replay', id: decodeURIComponent(replay[1]), seat: replay[2] !== undefined ? Number(replay[2]) : null, game: game ? Number(game[1]) : null };
+  }
   const m = /^#\/room\/([^/?#]+)/.exec(hash);
   return m ? { page: 'room', id: decodeURIComponent(m[1]) } : { page: 'lobby' };
 }
 
+export function routeHash(route: typeof state.route): string {
+  if (route.page === 'room') return `#/room/${encodeURIComponent(route.id)}`;
+  if (route.page === 'replay') {
+    return `#/replay/${encodeURIComponent(route.id)}${route.seat !== null ? `/${route.seat}` : ''}${route.game !== null ? `?game=${route.game}` : ''}`;
+  }
+  return '#/';
+}
+
 export function go(route: typeof state.route): void {
-  const hash = route.page === 'room' ? `#/room/${encodeURIComponent(route.id)}` : '#/';
+  const hash = routeHash(route);
   if (location.hash !== hash) location.hash = hash; // hashchange re-enters via onRoute
   else onRoute();
 }
@@ -296,6 +310,81 @@ export function onRoute(): void {
   state.route = parseRoute(location.hash);
   state.lobbyError = null;
   if (state.route.page === 'room' && connected()) void ensureInRoom(state.route.id);
+  if (state.route.page === 'replay') void loadReplay(state.route.id, state.route.seat, state.route.game);
   if (state.route.page === 'lobby') void refreshRooms();
+  changed();
+}
+
+// Replays ---------------------------------------------------------------------
+
+export function replayKey(id: string, seat: number | null, game: number | null): string {
+  return `${id}|${seat ?? 'spectator'}|${game ?? 'latest'}`;
+}
+
+export function replayData(id: string, seat: number | null, game: number | null): ReplayData {
+  const key = replayKey(id, seat, game);
+  let d = state.replays.get(key);
+  if (!d) {
+    d = { loading: false, error: null, errorCode: null, data: null, step: 0, reveal: false, seenEnd: false };
+    state.replays.set(key, d);
+  }
+  return d;
+}
+
+// Fetches a replay once (again with `force`, e.g. for a game still being played).
+export async function loadReplay(id: string, seat: number | null, game: number | null, force = false): Promise<void> {
+  const d = replayData(id, seat, game);
+  if (d.loading || (d.data && !force)) return;
+  d.loading = true;
+  d.error = null;
+  d.errorCode = null;
+  changed();
+  try {
+    const data = await fetchReplay(id, seat, game);
+    const atEnd = d.data !== null && d.step >= d.data.steps.length - 1;
+    d.data = data;
+    // A refreshed replay of a game still on keeps following its end.
+    d.step = atEnd ? data.steps.length - 1 : Math.min(d.step, Math.max(0, data.steps.length - 1));
+    if (data.steps.length <= 1) d.seenEnd = true;
+  } catch (err) {
+    d.error = fail(err);
+    d.errorCode = err instanceof ServerError ? err.code : 'error';
+  } finally {
+    d.loading = false;
+    changed();
+  }
+}
+
+// Finished games come over plain HTTP (GET /api/games/<room>/replay, no size limit on
+// the socket's queue, no sign-in needed); a game still on answers 403 there, and is
+// asked for over the socket as this player (own seat or the spectator view only).
+async function fetchReplay(id: string, seat: number | null, game: number | null): Promise<Replay> {
+  const q: string[] = [];
+  if (seat !== null) q.push(`as=${seat}`);
+  if (game !== null) q.push(`game=${game}`);
+  try {
+    const res = await fetch(`api/games/${encodeURIComponent(id)}/replay${q.length ? `?${q.join('&')}` : ''}`, { headers: { accept: 'application/json' } });
+    const body: unknown = await res.json().catch(() => null);
+    if (res.ok && body && typeof body === 'object') return readReplay(body);
+    if (res.status !== 403 && body && typeof body === 'object') {
+      throw new ServerError(str(field(body, 'error'), `http_${res.status}`), str(field(body, 'message'), `HTTP ${res.status}`));
+    }
+  } catch (err) {
+    if (err instanceof ServerError) throw err;
+    // No HTTP API here (a dev proxy, say): the socket may still answer.
+  }
+  const msg: Message = { type: 'get_replay', room: id };
+  if (seat !== null) msg.seat = seat;
+  if (game !== null) msg.game = game;
+  return readReplay(await req(msg));
+}
+
+export function replayStep(d: ReplayData, to: number): void {
+  if (!d.data) return;
+  const last = d.data.steps.length - 1;
+  const step = Math.max(0, Math.min(last, to));
+  if (step === d.step) return;
+  d.step = step;
+  if (step === last) d.seenEnd = true;
   changed();
 }

@@ -6,6 +6,7 @@ import { connect, go, onRoute } from './api';
 import { lobbyView, nameForm } from './lobby';
 import { h, renderLoop } from './render';
 import { roomView } from './room';
+import { replayKeys, replayView } from './replay';
 import { identity } from './socket';
 import { changed, onChange, state } from './state';
 import { formatLeft } from './tables/common';
@@ -33,8 +34,11 @@ function updateTitle(): void {
 function shell(): HTMLElement {
   updateTitle();
   const hasName = state.name !== '';
-  const body = (!hasName && !identity.token()) || state.drafts.editingName === '1' ? h('main', { class: 'lobby' }, nameForm())
-    : state.route.page === 'room' ? roomView(state.route.id) : lobbyView();
+  const route = state.route;
+  // A finished game's replay needs no identity (it comes over plain HTTP).
+  const body = route.page === 'replay' && state.drafts.editingName !== '1' ? replayView(route.id, route.seat, route.game)
+    : (!hasName && !identity.token()) || state.drafts.editingName === '1' ? h('main', { class: 'lobby' }, nameForm())
+      : route.page === 'room' ? roomView(route.id) : lobbyView();
   return h('div', { class: 'app' },
     h('header', { class: 'topbar' },
       h('a', { class: 'brand', href: '#/', onclick: (e: Event) => { e.preventDefault(); go({ page: 'lobby' }); } }, h('span', { 'aria-hidden': 'true' }, '♠♥'), ' Parlor'),
@@ -66,4 +70,5 @@ setInterval(() => {
   });
 }, 1000);
 window.addEventListener('hashchange', onRoute);
+window.addEventListener('keydown', replayKeys);
 onRoute();

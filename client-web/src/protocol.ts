@@ -113,3 +113,55 @@ export function arr(v: unknown): unknown[] {
 export function strs(v: unknown): string[] {
   return arr(v).filter((x): x is string => typeof x === 'string');
 }
+
+// One step of a replay: the state after a move (step 0: the deal) as the replaying seat saw it.
+export interface ReplayStep {
+  seq: number;
+  seat?: number;
+  // Only the replaying seat's own moves; others' show through their public events.
+  move?: Move;
+  events: JsonObject[];
+  view: JsonObject;
+  to_act: number[];
+}
+
+// {"type":"replay"} from get_replay or GET /api/games/<room>/replay.
+export interface Replay {
+  room: string;
+  kind: string;
+  game: number;
+  as: number | null;
+  finished: boolean;
+  options: JsonObject;
+  steps: ReplayStep[];
+  result: GameResult | null;
+  // Once the game is over: the full state at the deal and every move.
+  reveal: { initial: JsonObject; moves: { seq: number; seat: number; move: Move }[] } | null;
+}
+
+// Reads a replay defensively (steps without a view are dropped).
+export function readReplay(msg: unknown): Replay {
+  const steps = arr(field(msg, 'steps')).filter((s) => field(s, 'view') && typeof field(s, 'view') === 'object').map((s) => ({
+    seq: num(field(s, 'seq')),
+    seat: typeof field(s, 'seat') === 'number' ? field(s, 'seat') as number : undefined,
+    move: (field(s, 'move') && typeof field(s, 'move') === 'object' ? field(s, 'move') : undefined) as Move | undefined,
+    events: arr(field(s, 'events')).filter((e) => e && typeof e === 'object') as JsonObject[],
+    view: field(s, 'view') as JsonObject,
+    to_act: arr(field(s, 'to_act')).filter((x): x is number => typeof x === 'number'),
+  }));
+  const reveal = field(msg, 'reveal');
+  const initial = field(reveal, 'initial');
+  return {
+    room: str(field(msg, 'room')),
+    kind: str(field(msg, 'kind')),
+    game: num(field(msg, 'game'), 1),
+    as: typeof field(msg, 'as') === 'number' ? field(msg, 'as') as number : null,
+    finished: field(msg, 'finished') === true,
+    options: (field(msg, 'options') ?? {}) as JsonObject,
+    steps,
+    result: (field(msg, 'result') && typeof field(msg, 'result') === 'object' ? field(msg, 'result') : null) as GameResult | null,
+    reveal: initial && typeof initial === 'object'
+      ? { initial: initial as JsonObject, moves: arr(field(reveal, 'moves')) as { seq: number; seat: number; move: Move }[] }
+      : null,
+  };
+}

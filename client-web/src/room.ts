@@ -1,7 +1,7 @@
 // A room: header with share link and controls, the game's table (one module per
 // game), results with "play again", the seat list and the chat.
 
-import { addBot, go, joinRoom, leaveRoom, sendChat, startGame, watchRoom } from './api';
+import { addBot, go, joinRoom, leaveRoom, replayKey, sendChat, startGame, watchRoom } from './api';
 import type { Move } from './protocol';
 import { arr, field, num } from './protocol';
 import { h } from './render';
@@ -14,7 +14,7 @@ import { agramTable } from './tables/agram';
 import { splendorTable } from './tables/splendor';
 import { describeEvent } from './events';
 
-const TABLES: Record<string, (ctx: TableCtx) => HTMLElement> = {
+export const TABLES: Record<string, (ctx: TableCtx) => HTMLElement> = {
   bigtwo: bigTwoTable,
   spades: spadesTable,
   bidwhist: bidWhistTable,
@@ -75,7 +75,7 @@ function tableArea(id: string, r: RoomData, me: number | null): HTMLElement {
 }
 
 // Unknown games still play: legal moves as buttons.
-function genericTable(ctx: TableCtx): HTMLElement {
+export function genericTable(ctx: TableCtx): HTMLElement {
   const moves = legalOf(ctx);
   return h('div', { class: 'table generic', 'data-testid': 'table' },
     felt(ctx, () => ({}), h('pre', { class: 'small' }, JSON.stringify(ctx.view, null, 1).slice(0, 1500))),
@@ -96,9 +96,14 @@ function resultPanel(id: string, r: RoomData, ctx: TableCtx): HTMLElement | null
     h('h2', null, me !== null && winners.includes(me) ? 'You won!' : winners.length ? `${winners.map((w) => ctx.name(w)).join(' & ')} won` : 'Game over'),
     scores.length ? h('ol', { class: 'result-list' }, info.seats.map((_, seat) => h('li', { class: winners.includes(seat) ? 'winner' : '', 'data-testid': `result-${seat}` },
       h('span', null, ctx.name(seat)), h('strong', null, String(num(scores[seat]))), winners.includes(seat) ? h('span', { class: 'tag badge' }, 'winner') : ''))) : null,
-    me !== null && info.status === 'finished'
-      ? h('button', { type: 'button', class: 'primary', 'data-testid': 'play-again', disabled: r.busy, onclick: () => void startGame(id) }, 'Play again')
-      : null,
+    h('div', { class: 'row' },
+      me !== null && info.status === 'finished'
+        ? h('button', { type: 'button', class: 'primary', 'data-testid': 'play-again', disabled: r.busy, onclick: () => void startGame(id) }, 'Play again')
+        : null,
+      // Step through the game just finished, as this seat saw it (spectators: the public view).
+      info.status === 'finished'
+        ? h('button', { type: 'button', 'data-testid': 'watch-replay', onclick: () => { state.replays.delete(replayKey(id, me, null)); go({ page: 'replay', id, seat: me, game: null }); } }, 'Watch replay')
+        : null),
     errorLine(ctx));
 }
 

@@ -1,10 +1,25 @@
 // The client's single store. Socket pushes and user actions mutate it through
 // the functions below; every mutation schedules one re-render.
 
-import type { ChatLine, GameInfo, GameResult, JsonObject, RoomInfo, StatePush } from './protocol';
+import type { ChatLine, GameInfo, GameResult, JsonObject, Replay, RoomInfo, StatePush } from './protocol';
 import type { Status } from './socket';
 
-export type Route = { page: 'lobby' } | { page: 'room'; id: string };
+export type Route = { page: 'lobby' } | { page: 'room'; id: string }
+  // seat null: the spectator view; game null: the room's latest game.
+  | { page: 'replay'; id: string; seat: number | null; game: number | null };
+
+// A replay being watched: fetched once per (room, seat, game), stepped locally.
+export interface ReplayData {
+  loading: boolean;
+  error: string | null;
+  errorCode: string | null;
+  data: Replay | null;
+  step: number;
+  // The full reveal (every hand at the deal) is shown.
+  reveal: boolean;
+  // The viewer has reached the last step at least once (the reveal is offered from then on).
+  seenEnd: boolean;
+}
 
 export interface RoomData {
   info: RoomInfo | null;
@@ -43,6 +58,7 @@ export interface AppState {
   createKind: string;
   // Counts welcomes: which connection pushes arrived on.
   epoch: number;
+  replays: Map<string, ReplayData>;
 }
 
 export const state: AppState = {
@@ -60,6 +76,7 @@ export const state: AppState = {
   drafts: {},
   createKind: '',
   epoch: 0,
+  replays: new Map(),
 };
 
 let redraw: () => void = () => {};

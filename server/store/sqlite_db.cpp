@@ -130,6 +130,11 @@ std::optional<std::string> Statement::column_optional_text(int column) const {
   return column_text(column);
 }
 
+std::optional<std::int64_t> Statement::column_optional_int(int column) const {
+  if (is_null(column)) return std::nullopt;
+  return column_int(column);
+}
+
 std::string Statement::column_blob(int column) const {
   const void* data = sqlite3_column_blob(stmt_, column);
   const int size = sqlite3_column_bytes(stmt_, column);

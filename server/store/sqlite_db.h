@@ -72,6 +72,7 @@ class Statement {
   std::int64_t column_int(int column) const;
   std::string column_text(int column) const;
   std::optional<std::string> column_optional_text(int column) const;
+  std::optional<std::int64_t> column_optional_int(int column) const;
   std::string column_blob(int column) const;
 
  private:

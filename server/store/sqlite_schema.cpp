@@ -60,6 +60,10 @@ CREATE TABLE moves (
   FOREIGN KEY (room_id, game_number) REFERENCES games(room_id, game_number) ON DELETE CASCADE
 ) WITHOUT ROWID;
 )sql",
+    // 1 -> 2: a checkpoint hash of the game state after some moves, checked on recovery.
+    R"sql(
+ALTER TABLE moves ADD COLUMN state_hash INTEGER;  -- the uint64 hash's bits as int64, or NULL
+)sql",
 };
 
 std::string data_file(const std::filesystem::path& file) { return "data file " + file.string(); }

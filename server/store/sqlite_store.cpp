@@ -126,8 +126,8 @@ struct SqliteStore::Statements {
                     " start_seq = excluded.start_seq, started_ms = excluded.started_ms,"
                     " finished_ms = excluded.finished_ms"),
         insert_move(db,
-                    "INSERT INTO moves (room_id, game_number, seq, seat, move, at_ms)"
-                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)") {}
+                    "INSERT INTO moves (room_id, game_number, seq, seat, move, at_ms, state_hash)"
+                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)") {}
 
   Statement begin, commit, rollback, savepoint, release, rollback_to;
   Statement upsert_player, upsert_room, delete_seats, insert_seat, upsert_game, insert_move;
@@ -406,6 +406,8 @@ void SqliteStore::write_move(const MoveRecord& move) {
   auto& s = statements_->insert_move;
   s.bind(1, move.room_id).bind(2, std::int64_t{move.game_number}).bind(3, move.seq);
   s.bind(4, std::int64_t{move.seat}).bind(5, move.move.dump()).bind(6, move.at_ms);
+  s.bind(7, move.state_hash ? std::optional<std::int64_t>(static_cast<std::int64_t>(*move.state_hash))
+                            : std::nullopt);
   s.run();
 }
 
@@ -450,16 +452,18 @@ RoomRecord read_room(const Statement& row, sqlite::Db& db) {
 
 std::vector<MoveRecord> read_moves(sqlite::Db& db, const std::string& room_id, int game_number) {
   Statement moves(db,
-                  "SELECT seq, seat, move, at_ms FROM moves WHERE room_id = ?1 AND game_number = ?2"
+                  "SELECT seq, seat, move, at_ms, state_hash FROM moves"
+                  " WHERE room_id = ?1 AND game_number = ?2"
                   " ORDER BY seq");
   moves.bind(1, room_id).bind(2, std::int64_t{game_number});
   std::vector<MoveRecord> out;
   while (moves.step()) {
     MoveRecord move{
         room_id, game_number,        moves.column_int(0), static_cast<int>(moves.column_int(1)),
-        nullptr, moves.column_int(3)};
+        nullptr, moves.column_int(3), std::nullopt};
     move.move = parse_json(moves.column_text(2),
                            "room " + room_id + " move seq " + std::to_string(move.seq));
+    if (auto hash = moves.column_optional_int(4)) move.state_hash = static_cast<std::uint64_t>(*hash);
     out.push_back(std::move(move));
   }
   return out;

@@ -1,3 +1,4 @@
+#include "server/store/sqlite_schema.h"
 #include "server/store/sqlite_store.h"
 
 #include <gtest/gtest.h>
@@ -159,7 +160,10 @@ MoveRecord move(const std::string& room_id, int game, std::int64_t seq, int seat
           seq,
           seat,
           {{"action", "play"}, {"cards", {"QS", std::to_string(seq)}}},
-          1'700'000'002'000 + seq};
+          1'700'000'002'000 + seq,
+          // A checkpoint hash on every third move, with the top bit set to cover the full range.
+          seq % 3 == 0 ? std::optional<std::uint64_t>(0x8000'0000'0000'0000ULL + static_cast<std::uint64_t>(seq))
+                       : std::nullopt};
 }
 
 // A callback that counts successes and failures.
@@ -243,6 +247,7 @@ TEST_F(SqliteStoreTest, RoundTripsPlayersRoomsAndMovesAcrossReopen) {
     EXPECT_EQ(moves[i].seat, want.seat);
     EXPECT_EQ(moves[i].move, want.move);
     EXPECT_EQ(moves[i].at_ms, want.at_ms);
+    EXPECT_EQ(moves[i].state_hash, want.state_hash);
     EXPECT_EQ(moves[i].room_id, "r1");
     EXPECT_EQ(moves[i].game_number, 1);
   }
@@ -551,7 +556,9 @@ TEST_F(SqliteStoreTest, ANewerSchemaIsRefused) {
   ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
   const std::string error = open_error(options());
-  EXPECT_NE(error.find("has schema version 99, newer than this build's 1"), std::string::npos)
+  EXPECT_NE(error.find("has schema version 99, newer than this build's " +
+                       std::to_string(sqlite::kSchemaVersion)),
+            std::string::npos)
       << error;
 }
 

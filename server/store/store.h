@@ -83,6 +83,9 @@ struct MoveRecord {
   int seat = 0;
   nlohmann::json move;
   UnixMillis at_ms = 0;
+  // Game::state_hash() after this move, kept every few moves: recovery checks that replaying
+  // the log under the current engine reaches the same states.
+  std::optional<std::uint64_t> state_hash;
 };
 
 // An unfinished room as recovery needs it: the record and its current game's moves by seq.

@@ -7,6 +7,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/write.hpp>
 
+#include <sqlite3.h>
+
 #include <array>
 #include <filesystem>
 #include <fstream>
@@ -153,6 +155,55 @@ TEST(Replay, SeatsSeeOnlyWhatTheySawAndTheRevealWaitsForTheEnd) {
   EXPECT_NE(http_get(server.port(), "/api/games/nope/replay").find("404"), std::string::npos);
   EXPECT_NE(http_get(server.port(), "/api/games/" + room + "/replay?as=x").find("400"),
             std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+// An engine that no longer reaches the stored checkpoint hashes must not silently diverge:
+// the room comes back frozen, visible and unplayable.
+TEST(Recovery, AGameThatNoLongerReplaysIdenticallyIsFrozen) {
+  const auto dir = fresh_dir("frozen");
+  const std::uint64_t seed = 57;
+  std::string room;
+  Json welcome;
+  {
+    ServerFixture server(durable_config(dir));
+    std::vector<std::unique_ptr<TestClient>> players;
+    for (int s = 0; s < 2; ++s) players.push_back(server.connect());
+    welcome = players[0]->hello("alice");
+    players[1]->hello("bob");
+    room = players[0]->request({{"type", "create_room"},
+                                {"kind", "bigtwo"},
+                                {"seats", 2},
+                                {"options", {{"seed", seed}}}})["room"];
+    ASSERT_EQ(players[1]->request({{"type", "join_room"}, {"room", room}})["type"], "joined");
+    ASSERT_EQ(players[0]->request({{"type", "start"}, {"room", room}})["type"], "ok");
+    for (auto& p : players) ASSERT_TRUE(p->next_of("state"));
+    std::string error;
+    auto mirror = create_game(*find_game("bigtwo"), Json::object(), 2, seed, nullptr, error);
+    DriveResult part =
+        drive_game({players[0].get(), players[1].get()}, {}, room, *mirror, 0, seed, 17);
+    ASSERT_EQ(part.failure, "");
+    ASSERT_FALSE(mirror->finished()) << "pick a seed whose game lasts past the checkpoint";
+  }
+  // Pretend a different engine wrote the log: its checkpoints no longer match.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "parlor.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE moves SET state_hash = state_hash + 1 WHERE state_hash IS NOT NULL",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  EXPECT_GT(sqlite3_changes(db), 0);
+  sqlite3_close(db);
+
+  ServerFixture restarted(durable_config(dir));
+  auto alice = restarted.connect();
+  ASSERT_EQ(alice->request({{"type", "hello"}, {"token", welcome["token"]}, {"protocol", 1}})["type"],
+            "welcome");
+  auto pushed = alice->next_of("room");
+  ASSERT_TRUE(pushed);
+  EXPECT_EQ((*pushed)["status"], "frozen");
+  const Json refused = alice->request(
+      {{"type", "move"}, {"room", room}, {"move", {{"action", "pass"}}}});
+  EXPECT_EQ(refused["code"], "not_allowed");
   std::filesystem::remove_all(dir);
 }
 

@@ -22,6 +22,8 @@ export interface TableCtx {
   n: number;
   prompt: Prompt | null;
   myTurn: boolean;
+  // A replay: the table is drawn from a past step and nothing can be played.
+  readOnly?: boolean;
   name(seat: number): string;
   send(move: Move): void;
   toggle(card: string): void;
@@ -171,7 +173,8 @@ export function promptBar(ctx: TableCtx, text: Child, controls: Child = null): H
   const waiting = ctx.st.to_act.filter((s) => s !== ctx.me).map((s) => ctx.name(s));
   const status = ctx.info.status;
   const line = ctx.myTurn ? text
-    : status === 'finished' ? 'The game is over.'
+    : ctx.readOnly ? (ctx.st.to_act.length ? `${ctx.st.to_act.map((s) => (s === ctx.me ? 'You' : ctx.name(s))).join(', ')} to act` : status === 'finished' ? 'The game is over.' : '')
+      : status === 'finished' ? 'The game is over.'
       : waiting.length ? `Waiting for ${waiting.join(', ')}…` : status === 'waiting' ? 'Waiting for the game to start.' : '';
   return h('div', { class: `prompt${ctx.myTurn ? ' active' : ''}`, 'data-testid': 'prompt', 'data-my-turn': ctx.myTurn ? 'true' : 'false' },
     h('div', { class: 'prompt-text', 'data-testid': 'prompt-text' }, ctx.myTurn ? h('strong', null, 'Your turn: ') : null, line, turnTimer(ctx)),

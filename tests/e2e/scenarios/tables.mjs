@@ -219,9 +219,17 @@ export const scenarios = [
         await alice.page.locator(`[data-testid="room"][data-room="${spades}"] [data-testid="table"][data-game="spades"]`).waitFor();
         const cards = alice.page.locator('[data-testid="hand"] [data-card]');
         assert.ok(await cards.count() >= 12, 'the hand is shown');
-        const box = await alice.page.getByTestId('hand').boundingBox();
-        const last = await cards.last().boundingBox();
-        assert.ok(last.x + last.width <= box.x + box.width + 1, 'the whole hand fits the phone width');
+        // Measured in one go: every render replaces the elements, so two separate look-ups
+        // may see different ones (or a detached one).
+        const fit = await alice.page.evaluate(() => {
+          const hand = document.querySelector('[data-testid="hand"]');
+          const cards = hand?.querySelectorAll('[data-card]') ?? [];
+          if (!hand || !cards.length) return null;
+          const box = hand.getBoundingClientRect();
+          const last = cards[cards.length - 1].getBoundingClientRect();
+          return { right: last.right, limit: box.right };
+        });
+        assert.ok(fit && fit.right <= fit.limit + 1, `the whole hand fits the phone width (${JSON.stringify(fit)})`);
         await saveAndCheckScreenshot(env.browser, alice.page, env.artifacts, 'phone-table-spades');
         await alice.page.setViewportSize({ width: 1280, height: 900 });
       }
