@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Server benchmark on loopback: parlor-server on CPU 0 (one I/O thread), parlor-load on CPU 1.
+# Prints parlor-load's report plus the server's CPU time per accepted move and its RSS.
+#
+#   tests/bench/server_load.sh BUILD_DIR ROOMS THINK_MS SECONDS STORE [SEATS]
+#   e.g. tests/bench/server_load.sh build/release 100 0 10 none
+set -euo pipefail
+build=${1:?build dir}; rooms=${2:?rooms}; think=${3:?think ms}; seconds=${4:?seconds}
+store=${5:?sqlite or none}; seats=${6:-4}
+data=$(mktemp -d)
+out=$(mktemp)
+trap 'kill "$server" 2>/dev/null || true; rm -rf "$data" "$out"' EXIT
+taskset -c 0 "$build/server/parlor-server" --port 0 --threads 1 --store "$store" --data-dir "$data" \
+  --rate-per-second 1000000 --rate-burst 1000000 --max-connections-per-ip 100000 \
+  --max-handshakes-per-ip 100000 >"$out" 2>/dev/null &
+server=$!
+for _ in $(seq 50); do grep -q listening "$out" && break; sleep 0.1; done
+port=$(sed -n 's/listening on .*:\([0-9]*\)/\1/p' "$out")
+ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
+moves() { curl -s "localhost:$port/metrics" | awk '/^parlor_moves_accepted_total/ {print $2}'; }
+ramp_ms=$((rooms * 2 > 1000 ? rooms * 2 : 1000))
+taskset -c 1 "$build/bots/parlor-load" --url "ws://127.0.0.1:$port/ws" --rooms "$rooms" \
+  --seats "$seats" --think-ms "$think" --duration "$seconds" --ramp-ms "$ramp_ms" --json >"$out.load" &
+load=$!
+# Measure the server over the load's measured window (after its ramp-up).
+sleep "$(awk -v r="$ramp_ms" 'BEGIN {print r / 1000 + 0.5}')"
+t0=$(ticks); m0=$(moves)
+sleep "$((seconds - 1))"
+t1=$(ticks); m1=$(moves)
+rss=$(awk '/VmRSS/ {print $2}' "/proc/$server/status")
+wait "$load" || true
+cat "$out.load"
+hz=$(getconf CLK_TCK)
+awk -v t="$((t1 - t0))" -v m="$((m1 - m0))" -v hz="$hz" -v s="$((seconds - 1))" 'BEGIN {
+  printf "server_cpu_us_per_move %.1f\nserver_cpu_share %.2f\n", t * 1e6 / hz / m, t / hz / s }'
+echo "server_rss_kib $rss"
+rm -f "$out.load"
