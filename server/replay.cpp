@@ -18,7 +18,9 @@ Json build_replay(const RoomHistory& history, const GameRecord& record, std::opt
   if (!info) return nullptr;
   auto game = info->create(history.room.game_options, history.room.seats, record.seed);
   const Seat viewer = as.value_or(kSpectator);
-  const Json initial = game->full_state();
+  Json initial = game->full_state();
+  // The seed never leaves the server, even after the end: the reveal shows the deal itself.
+  if (initial.is_object()) initial.erase("seed");
 
   Json steps = Json::array();
   steps.push_back({{"seq", record.start_seq},

@@ -333,7 +333,10 @@ void Room::do_move(const Caller& caller, const Json& move, std::optional<std::in
 }
 
 void Room::begin_game() {
-  seed_ = setup_.fixed_seed ? *setup_.fixed_seed : random_u64();
+  // A fixed (dev) seed still deals each rematch differently, reproducibly: game 1 uses the
+  // seed itself, so a finished game's reveal never shows the next game's hands.
+  seed_ = setup_.fixed_seed ? *setup_.fixed_seed + static_cast<std::uint64_t>(game_number_)
+                            : random_u64();
   game_ = setup_.game->create(setup_.game_options, setup_.seats, seed_);
   if (status_ == RoomStatus::kFinished) {
     ++seq_;  // a rematch: seq keeps increasing

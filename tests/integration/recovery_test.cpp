@@ -152,6 +152,7 @@ TEST(Replay, SeatsSeeOnlyWhatTheySawAndTheRevealWaitsForTheEnd) {
   EXPECT_EQ(replay["steps"].size(), static_cast<std::size_t>(rest.last_seq + 1));
   EXPECT_EQ(replay["reveal"]["moves"].size(), static_cast<std::size_t>(rest.last_seq));
   EXPECT_EQ(replay["result"], mirror->result());
+  EXPECT_FALSE(replay["reveal"]["initial"].contains("seed")) << "the seed never leaves the server";
   EXPECT_NE(http_get(server.port(), "/api/games/nope/replay").find("404"), std::string::npos);
   EXPECT_NE(http_get(server.port(), "/api/games/" + room + "/replay?as=x").find("400"),
             std::string::npos);
