@@ -117,9 +117,10 @@ std::string readme_gems(const Gems& gems) {
   return out;
 }
 
-TEST(SplendorData, ReadmeCatalogueMatchesTheData) {
-  std::ifstream file(PARLOR_SPLENDOR_README_PATH);
-  ASSERT_TRUE(file) << PARLOR_SPLENDOR_README_PATH;
+// The card and noble tables client authors read (protocol/PROTOCOL.md) match the data.
+TEST(SplendorData, DocumentedCatalogueMatchesTheData) {
+  std::ifstream file(PARLOR_SPLENDOR_CATALOGUE_DOC);
+  ASSERT_TRUE(file) << PARLOR_SPLENDOR_CATALOGUE_DOC;
   std::stringstream text;
   text << file.rdbuf();
   const std::string readme = text.str();
@@ -127,12 +128,12 @@ TEST(SplendorData, ReadmeCatalogueMatchesTheData) {
     const std::string row = "\n| " + std::to_string(c.id) + " | " + std::to_string(c.level) +
                             " | " + std::string(token_name(c.bonus)) + " | " +
                             std::to_string(c.points) + " | " + readme_gems(c.cost) + " |\n";
-    EXPECT_NE(readme.find(row), std::string::npos) << "README lacks the row" << row;
+    EXPECT_NE(readme.find(row), std::string::npos) << "PROTOCOL.md lacks the row" << row;
   }
   for (const NobleDef& n : catalogue().nobles) {
     const std::string row = "\n| " + std::to_string(n.id) + " | " + std::to_string(n.points) +
                             " | " + readme_gems(n.needs) + " |\n";
-    EXPECT_NE(readme.find(row), std::string::npos) << "README lacks the row" << row;
+    EXPECT_NE(readme.find(row), std::string::npos) << "PROTOCOL.md lacks the row" << row;
   }
 }
 
