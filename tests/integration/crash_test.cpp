@@ -51,6 +51,7 @@
 #include <boost/system/system_error.hpp>
 
 #include "games/core/rng.h"
+#include "bots/strategy.h"
 #include "games/registry.h"
 #include "games/testing/self_play.h"
 #include "server/store/sqlite_store.h"
@@ -255,21 +256,6 @@ struct DriverStats {
   long rooms_found_finished = 0;  // reloaded with a game the replay found finished
   long reconnects = 0;
 };
-
-Json random_choice(const Json& prompt, Rng& rng) {
-  if (prompt.contains("legal") && !prompt["legal"].empty()) {
-    return prompt["legal"][rng.uniform(prompt["legal"].size())];
-  }
-  const Json& choose = prompt["choose"];
-  std::vector<Json> from(choose["from"].begin(), choose["from"].end());
-  const auto count = choose["count"].get<std::size_t>();
-  Json picked = Json::array();
-  for (std::size_t i = 0; i < count; ++i) {
-    std::swap(from[i], from[i + rng.uniform(from.size() - i)]);
-    picked.push_back(from[i]);
-  }
-  return {{"action", choose["action"]}, {choose["field"].get<std::string>(), picked}};
-}
 
 // ---- one room's clients, driven by one thread --------------------------------------------
 
@@ -723,7 +709,7 @@ class Driver {
         throw Failure{"seat " + std::to_string(seat) + " is to act at seq " + std::to_string(seq) +
                       " without a prompt"};
       }
-      const Json move = random_choice(prompt, rng_);
+      const Json move = bots::random_move(prompt, rng_);
       {
         std::lock_guard lock(mutex_);
         exp_.sent[{room_, seq + 1}] = {seat, move};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "bots/strategy.h"
 #include "games/core/card.h"
 #include "games/core/rng.h"
 
@@ -15,21 +16,6 @@ void collect_strings(const Json& value, std::set<std::string>& out) {
   } else if (value.is_array() || value.is_object()) {
     for (const Json& item : value) collect_strings(item, out);
   }
-}
-
-Json random_choice(const Json& prompt, Rng& rng) {
-  if (prompt.contains("legal") && !prompt["legal"].empty()) {
-    return prompt["legal"][rng.uniform(prompt["legal"].size())];
-  }
-  const Json& choose = prompt["choose"];
-  std::vector<Json> from(choose["from"].begin(), choose["from"].end());
-  const auto count = choose["count"].get<std::size_t>();
-  Json picked = Json::array();
-  for (std::size_t i = 0; i < count; ++i) {
-    std::swap(from[i], from[i + rng.uniform(from.size() - i)]);
-    picked.push_back(from[i]);
-  }
-  return {{"action", choose["action"]}, {choose["field"].get<std::string>(), picked}};
 }
 
 }  // namespace
@@ -122,7 +108,7 @@ DriveResult drive_game(std::vector<TestClient*> clients, std::vector<TestClient*
     const Seat seat = to_act.front();
     Json prompt = prompts[static_cast<std::size_t>(seat)];
     if (!prompt.is_object()) prompt = mirror.prompt(seat);
-    const Json move = random_choice(prompt, rng);
+    const Json move = bots::random_move(prompt, rng);
     const Json reply = clients[static_cast<std::size_t>(seat)]->request(
         {{"type", "move"}, {"room", room}, {"move", move}, {"seq", seq}});
     if (reply.value("type", "") != "ok") {
