@@ -9,6 +9,8 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
+#include <poll.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -151,6 +153,58 @@ TEST(Limits, AbandonedRoomsAreRemoved) {
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   auto carol = server.player("carol");
   EXPECT_EQ(carol->request({{"type", "join_room"}, {"room", room}})["code"], "no_such_room");
+}
+
+TEST(Limits, ConnectionsPerIpAreCapped) {
+  auto config = ServerFixture::test_config();
+  config.max_connections_per_ip = 3;
+  ServerFixture server(config);
+  std::vector<std::unique_ptr<TestClient>> open;
+  for (int i = 0; i < 3; ++i) open.push_back(server.player("p" + std::to_string(i)));
+  EXPECT_THROW(server.connect(), std::exception) << "the fourth connection from 127.0.0.1";
+  open.pop_back();  // one leaves: a place frees up
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(server.player("again")->request({{"type", "ping"}})["type"], "pong");
+}
+
+TEST(Limits, HandshakesPerIpPerSecondAreCapped) {
+  auto config = ServerFixture::test_config();
+  config.max_handshakes_per_ip_per_second = 5;
+  ServerFixture server(config);
+  int refused = 0;
+  std::vector<std::unique_ptr<TestClient>> open;
+  for (int i = 0; i < 8; ++i) {
+    try {
+      open.push_back(server.connect());
+    } catch (const std::exception&) {
+      ++refused;
+    }
+  }
+  EXPECT_GE(refused, 2) << "at most 5 handshakes a second";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_EQ(server.player("later")->request({{"type", "ping"}})["type"], "pong");
+}
+
+TEST(Limits, SlowlorisIsCutOffAfterTheHandshakeTimeout) {
+  auto config = ServerFixture::test_config();
+  config.handshake_timeout = std::chrono::milliseconds(300);
+  ServerFixture server(config);
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket socket(io);
+  socket.connect({boost::asio::ip::make_address("127.0.0.1"), server.port()});
+  // Headers trickle in and never finish.
+  boost::asio::write(socket, boost::asio::buffer(std::string("GET /healthz HTTP/1.1\r\nHost: x\r\n")));
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  boost::system::error_code ec;
+  boost::asio::write(socket, boost::asio::buffer(std::string("X-Slow: 1\r\n")), ec);
+  // The server must have hung up: the socket reads end-of-stream (or a reset) at once.
+  pollfd ready{socket.native_handle(), POLLIN, 0};
+  ASSERT_EQ(::poll(&ready, 1, 2000), 1) << "the server kept the half-sent request open";
+  std::array<char, 64> buffer{};
+  socket.read_some(boost::asio::buffer(buffer), ec);
+  EXPECT_TRUE(ec == boost::asio::error::eof || ec == boost::asio::error::connection_reset)
+      << ec.message();
+  EXPECT_EQ(server.player("bob")->request({{"type", "ping"}})["type"], "pong");
 }
 
 TEST(Limits, GracefulShutdownClosesWith1001) {
