@@ -382,10 +382,11 @@ std::optional<protocol::TurnDeadline> Room::deadline() const {
 }
 
 void Room::arm_turn_clock() {
+  if (setup_.turn_seconds.count() == 0) return;  // no clock: nothing to cancel or arm
   turn_timer_.cancel();
   turn_deadline_.reset();
   turn_deadline_wall_.reset();
-  if (setup_.turn_seconds.count() == 0 || status_ != RoomStatus::kPlaying) return;
+  if (status_ != RoomStatus::kPlaying) return;
   bool human_to_act = false;
   for (Seat s : game_->to_act()) {
     if (!seats_[static_cast<std::size_t>(s)]->bot) human_to_act = true;
