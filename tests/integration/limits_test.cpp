@@ -218,23 +218,6 @@ TEST(Limits, GracefulShutdownClosesWith1001) {
   }
 }
 
-// A raw HTTP exchange, so the request target reaches the server exactly as written.
-std::string http_get(unsigned short port, const std::string& request) {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::socket socket(io);
-  socket.connect({boost::asio::ip::make_address("127.0.0.1"), port});
-  boost::asio::write(socket, boost::asio::buffer(request));
-  std::string response;
-  boost::system::error_code ec;
-  std::array<char, 4096> chunk{};
-  while (true) {
-    const std::size_t n = socket.read_some(boost::asio::buffer(chunk), ec);
-    response.append(chunk.data(), n);
-    if (ec) break;
-  }
-  return response;
-}
-
 TEST(Http, EndpointsStaticFilesAndTraversal) {
   const auto dir = std::filesystem::temp_directory_path() / "parlor-static-test";
   std::filesystem::create_directories(dir);
@@ -244,8 +227,8 @@ TEST(Http, EndpointsStaticFilesAndTraversal) {
   config.static_dir = dir.string();
   ServerFixture server(config);
   auto get = [&](const std::string& target, const std::string& method = "GET") {
-    return http_get(server.port(),
-                    method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    return http_exchange(
+        server.port(), method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   };
   EXPECT_NE(get("/healthz").find("200 OK"), std::string::npos);
   EXPECT_NE(get("/readyz").find("200 OK"), std::string::npos);
@@ -287,17 +270,7 @@ TEST(Http, OriginAllowlist) {
 
 TEST(Tls, PlaysAGameOverWss) {
   const auto dir = std::filesystem::temp_directory_path() / "parlor-tls-test";
-  std::filesystem::create_directories(dir);
-  const std::string cert = (dir / "cert.pem").string();
-  const std::string key = (dir / "key.pem").string();
-  const std::string command =
-      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -keyout " + key +
-      " -out " + cert + " >/dev/null 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0) << "openssl could not make a certificate";
-  auto config = ServerFixture::test_config();
-  config.tls_cert = cert;
-  config.tls_key = key;
-  ServerFixture server(config);
+  ServerFixture server(ServerFixture::tls_config(dir));
   std::vector<std::unique_ptr<TestClient>> players;
   for (int s = 0; s < 2; ++s) {
     players.push_back(server.connect({.tls = true, .origin = ""}));
@@ -315,9 +288,7 @@ TEST(Tls, PlaysAGameOverWss) {
   EXPECT_EQ(result.failure, "");
   EXPECT_TRUE(result.finished);
   // Plain HTTP still works on the same port.
-  EXPECT_NE(http_get(server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                .find("200 OK"),
-            std::string::npos);
+  EXPECT_NE(http_get(server.port(), "/healthz").find("200 OK"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

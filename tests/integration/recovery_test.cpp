@@ -91,23 +91,6 @@ TEST(Recovery, GameContinuesAfterRestartWithSameSeqAndHands) {
   std::filesystem::remove_all(dir);
 }
 
-// A raw HTTP GET, returning the whole response.
-std::string http_get(unsigned short port, const std::string& target) {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::socket socket(io);
-  socket.connect({boost::asio::ip::make_address("127.0.0.1"), port});
-  const std::string request = "GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-  boost::asio::write(socket, boost::asio::buffer(request));
-  std::string response;
-  boost::system::error_code ec;
-  std::array<char, 4096> chunk{};
-  while (!ec) {
-    const std::size_t n = socket.read_some(boost::asio::buffer(chunk), ec);
-    response.append(chunk.data(), n);
-  }
-  return response;
-}
-
 TEST(Replay, SeatsSeeOnlyWhatTheySawAndTheRevealWaitsForTheEnd) {
   const auto dir = fresh_dir("replay");
   ServerFixture server(durable_config(dir));

@@ -267,17 +267,7 @@ TEST(ParlorBot, ResumesWithItsTokenWhenItsConnectionIsTakenOver) {
 
 TEST(ParlorBot, PlaysOverWss) {
   const auto dir = temp_path("tls");
-  std::filesystem::create_directories(dir);
-  const std::string cert = (dir / "cert.pem").string();
-  const std::string key = (dir / "key.pem").string();
-  const std::string command =
-      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -keyout " + key +
-      " -out " + cert + " >/dev/null 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0) << "openssl could not make a certificate";
-  auto config = ServerFixture::test_config();
-  config.tls_cert = cert;
-  config.tls_key = key;
-  ServerFixture server(config);
+  ServerFixture server(ServerFixture::tls_config(dir));
   const std::string url = url_of(server, "wss");
   Child alice(bot_args(server, {"--url", url, "--insecure", "--name", "alice", "--create", "bigtwo",
                                 "--seats", "2", "--games", "1"}));

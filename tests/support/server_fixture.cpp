@@ -1,5 +1,13 @@
 #include "tests/support/server_fixture.h"
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+
+#include <array>
+#include <cstdlib>
+#include <stdexcept>
+
 #include "server/log.h"
 
 namespace parlor::testing {
@@ -16,6 +24,40 @@ server::ServerConfig ServerFixture::test_config() {
   config.static_dir = PARLOR_TEST_STATIC_DIR;
   config.store = "none";  // tests of durability turn the store on with their own directory
   return config;
+}
+
+server::ServerConfig ServerFixture::tls_config(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  auto config = test_config();
+  config.tls_cert = (dir / "cert.pem").string();
+  config.tls_key = (dir / "key.pem").string();
+  const std::string command =
+      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -keyout " +
+      config.tls_key + " -out " + config.tls_cert + " >/dev/null 2>&1";
+  if (std::system(command.c_str()) != 0) {
+    throw std::runtime_error("openssl could not make a test certificate");
+  }
+  return config;
+}
+
+std::string http_exchange(unsigned short port, const std::string& request) {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket socket(io);
+  socket.connect({boost::asio::ip::make_address("127.0.0.1"), port});
+  boost::asio::write(socket, boost::asio::buffer(request));
+  std::string response;
+  boost::system::error_code ec;
+  std::array<char, 4096> chunk{};
+  while (!ec) {
+    const std::size_t n = socket.read_some(boost::asio::buffer(chunk), ec);
+    response.append(chunk.data(), n);
+  }
+  return response;
+}
+
+std::string http_get(unsigned short port, const std::string& target) {
+  return http_exchange(port,
+                       "GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
 }
 
 ServerFixture::ServerFixture(server::ServerConfig config) {

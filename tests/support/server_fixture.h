@@ -1,6 +1,7 @@
 // Starts a real parlor-server in-process on an ephemeral loopback port for a test.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -17,6 +18,8 @@ class ServerFixture {
 
   // Defaults for tests: port 0, dev mode, 2 threads, generous rate limits, quiet logs.
   static server::ServerConfig test_config();
+  // test_config() serving TLS with a self-signed certificate made in `dir` (openssl CLI).
+  static server::ServerConfig tls_config(const std::filesystem::path& dir);
 
   unsigned short port() const { return port_; }
   server::Server& server() { return *server_; }
@@ -28,5 +31,11 @@ class ServerFixture {
   std::unique_ptr<server::Server> server_;
   unsigned short port_ = 0;
 };
+
+// A raw HTTP exchange on 127.0.0.1:port: `request` goes out exactly as written (so a target
+// reaches the server unnormalized); returns everything read until the server closes.
+std::string http_exchange(unsigned short port, const std::string& request);
+// GET `target` with Connection: close.
+std::string http_get(unsigned short port, const std::string& target);
 
 }  // namespace parlor::testing
