@@ -8,7 +8,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
-  libboost1.81-dev nlohmann-json3-dev libssl-dev libsqlite3-dev
+  libboost1.81-dev nlohmann-json3-dev libssl-dev libsqlite3-dev libmimalloc-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   openssl chromium
 )
