@@ -169,35 +169,34 @@ std::string encode_game_over(std::string_view room, const Json& result) {
   return out;
 }
 
+StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq, const Json& to_act,
+                                  const Json& events, std::optional<TurnDeadline> deadline) {
+  StateFrameParts parts;
+  parts.head = R"({"type":"state","room":)";
+  append_string(parts.head, room);
+  parts.head += R"(,"seq":)";
+  parts.head += std::to_string(seq);
+  parts.head += R"(,"view":)";
+  parts.middle = R"(,"to_act":)";
+  parts.middle += to_wire(to_act);
+  parts.middle += R"(,"prompt":)";
+  parts.tail = R"(,"events":)";
+  parts.tail += to_wire(events);
+  if (deadline) {
+    parts.tail += R"(,"deadline":)";
+    parts.tail += std::to_string(deadline->at_unix_ms);
+    parts.tail += R"(,"deadline_ms":)";
+    parts.tail += std::to_string(deadline->remaining_ms);
+  }
+  parts.tail += '}';
+  return parts;
+}
+
 std::string encode_state(std::string_view room, std::int64_t seq, const Json& view,
                          const Json& to_act, const Json& prompt, const Json& events,
                          std::optional<TurnDeadline> deadline) {
-  // Each part is serialized once and appended; the view's text is by far the largest.
-  const std::string view_text = to_wire(view);
-  const std::string prompt_text = to_wire(prompt);
-  const std::string events_text = to_wire(events);
-  std::string out;
-  out.reserve(view_text.size() + prompt_text.size() + events_text.size() + room.size() + 128);
-  out += R"({"type":"state","room":)";
-  append_string(out, room);
-  out += R"(,"seq":)";
-  out += std::to_string(seq);
-  out += R"(,"view":)";
-  out += view_text;
-  out += R"(,"to_act":)";
-  out += to_wire(to_act);
-  out += R"(,"prompt":)";
-  out += prompt_text;
-  out += R"(,"events":)";
-  out += events_text;
-  if (deadline) {
-    out += R"(,"deadline":)";
-    out += std::to_string(deadline->at_unix_ms);
-    out += R"(,"deadline_ms":)";
-    out += std::to_string(deadline->remaining_ms);
-  }
-  out += '}';
-  return out;
+  const StateFrameParts parts = state_frame_parts(room, seq, to_act, events, deadline);
+  return parts.head + to_wire(view) + parts.middle + to_wire(prompt) + parts.tail;
 }
 
 }  // namespace parlor::protocol

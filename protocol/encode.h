@@ -103,12 +103,21 @@ std::string encode_game_over(std::string_view room, const Json& result);
 
 // {"type":"state","room":ID,"seq":N,"view":VIEW,"to_act":[SEATS],"prompt":P,"events":[...]}
 // plus "deadline" (server time, ms since the epoch) and "deadline_ms" (ms left when the frame
-// was made) while a turn clock runs. This is the hot path, one call per seated player per
-// move, so the frame is written piece by piece and `view` is serialized straight from the
-// engine's tree, never copied into a bigger one. `to_act` accepts a std::vector<Seat>;
-// `prompt` is null for spectators and seats not in to_act.
+// was made) while a turn clock runs. `to_act` accepts a std::vector<Seat>; `prompt` is null
+// for spectators and seats not in to_act.
 std::string encode_state(std::string_view room, std::int64_t seq, const Json& view,
                          const Json& to_act, const Json& prompt, const Json& events,
                          std::optional<TurnDeadline> deadline = std::nullopt);
+
+// The hot path: a move's state pushes differ only in view and prompt, so everything else is
+// serialized once per move and each frame is head + VIEW + middle + PROMPT + tail, with the
+// view and prompt written straight into it (Game::write_view / write_prompt).
+struct StateFrameParts {
+  std::string head;    // {"type":"state","room":ID,"seq":N,"view":
+  std::string middle;  // ,"to_act":[SEATS],"prompt":
+  std::string tail;    // ,"events":[...](,"deadline":..,"deadline_ms":..)}
+};
+StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq, const Json& to_act,
+                                  const Json& events, std::optional<TurnDeadline> deadline);
 
 }  // namespace parlor::protocol

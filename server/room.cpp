@@ -563,34 +563,45 @@ void Room::push_room_to(const std::shared_ptr<Player>& player) {
   deliver(player, make_frame(protocol::encode_room(summary(), seat_of(*player))));
 }
 
+std::string Room::state_frame(const protocol::StateFrameParts& parts, Seat viewer,
+                              bool acts) const {
+  std::string out;
+  out.reserve(parts.head.size() + parts.middle.size() + parts.tail.size() + 2048);
+  out += parts.head;
+  game_->write_view(viewer, out);
+  out += parts.middle;
+  if (acts) {
+    game_->write_prompt(viewer, out);
+  } else {
+    out += "null";
+  }
+  out += parts.tail;
+  return out;
+}
+
 void Room::push_state_to(const std::shared_ptr<Player>& player, const Json& events) {
   const auto to_act = game_->to_act();
-  const Json to_act_json = to_act;
   const auto seat = seat_of(*player);
   const Seat viewer = seat ? *seat : kSpectator;
   const bool acts = seat && std::find(to_act.begin(), to_act.end(), *seat) != to_act.end();
-  deliver(player, make_frame(protocol::encode_state(id(), seq_, game_->view(viewer), to_act_json,
-                                                acts ? game_->prompt(viewer) : Json(nullptr),
-                                                events, deadline())));
+  const auto parts = protocol::state_frame_parts(id(), seq_, to_act, events, deadline());
+  deliver(player, make_frame(state_frame(parts, viewer, acts)));
 }
 
+// One view per seated player, one shared spectator view; everything else in the frames is
+// serialized once for the move.
 void Room::broadcast_state(const Json& events) {
   const auto to_act = game_->to_act();
-  const Json to_act_json = to_act;
-  const auto clock = deadline();
+  const auto parts = protocol::state_frame_parts(id(), seq_, to_act, events, deadline());
   for (std::size_t s = 0; s < seats_.size(); ++s) {
     const auto& occupant = seats_[s];
     if (!occupant || !occupant->player || !occupant->player->connected()) continue;
     const Seat seat = static_cast<Seat>(s);
     const bool acts = std::find(to_act.begin(), to_act.end(), seat) != to_act.end();
-    deliver(occupant->player, make_frame(protocol::encode_state(
-        id(), seq_, game_->view(seat), to_act_json, acts ? game_->prompt(seat) : Json(nullptr),
-        events, clock)));
+    deliver(occupant->player, make_frame(state_frame(parts, seat, acts)));
   }
   if (!spectators_.empty()) {
-    // One spectator view, serialized once, shared by every spectator.
-    const Frame frame = make_frame(protocol::encode_state(
-        id(), seq_, game_->view(kSpectator), to_act_json, nullptr, events, clock));
+    const Frame frame = make_frame(state_frame(parts, kSpectator, false));
     for (const auto& spectator : spectators_) deliver(spectator, frame);
   }
 }

@@ -133,6 +133,8 @@ class Room : public std::enable_shared_from_this<Room> {
   protocol::RoomSummary summary() const;
   void publish_room();   // room push to everyone + lobby summary update
   void push_room_to(const std::shared_ptr<Player>& player);
+  // A state push for `viewer`: the move's shared parts around its view and prompt.
+  std::string state_frame(const protocol::StateFrameParts& parts, Seat viewer, bool acts) const;
   void push_state_to(const std::shared_ptr<Player>& player, const Json& events);
   void broadcast_state(const Json& events);
   void send_to_members(const Frame& frame);

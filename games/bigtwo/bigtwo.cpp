@@ -5,6 +5,7 @@
 
 #include "games/core/deck.h"
 #include "games/core/json_cards.h"
+#include "games/core/json_text.h"
 #include "games/core/options.h"
 
 namespace parlor {
@@ -413,6 +414,163 @@ Json BigTwoGame::view(Seat seat) const {
   out["straights"] =
       rules_.straights == StraightSet::kStandard ? kStraightsStandard : kStraightsNoTwos;
   return out;
+}
+
+// The same text as view(seat).dump(), written directly: keys in sorted order.
+void BigTwoGame::write_view(Seat seat, std::string& out) const {
+  namespace jt = json_text;
+  const bool seated = seat >= 0 && seat < seats_;
+  auto cards = [&](CardSet set) {
+    out += '[';
+    jt::Separator comma;
+    for_each_low_to_high(set, rules_.suit_order, [&](Card c) {
+      comma(out);
+      jt::card(out, c);
+    });
+    out += ']';
+  };
+  auto ints = [&](auto first, auto last) {
+    out += '[';
+    jt::Separator comma;
+    for (auto it = first; it != last; ++it) {
+      comma(out);
+      jt::integer(out, *it);
+    }
+    out += ']';
+  };
+  auto seat_or_null = [&](bool present, Seat s) {
+    if (present) {
+      jt::integer(out, s);
+    } else {
+      jt::null(out);
+    }
+  };
+  out += '{';
+  jt::key(out, "deal");
+  jt::integer(out, deal_);
+  out += ',';
+  jt::key(out, "deals");
+  jt::integer(out, deals_);
+  if (seated) {
+    out += ',';
+    jt::key(out, "hand");
+    cards(hands_[seat]);
+  }
+  out += ',';
+  jt::key(out, "hand_counts");
+  out += '[';
+  for (Seat s = 0; s < seats_; ++s) {
+    if (s > 0) out += ',';
+    jt::integer(out, hands_[s].size());
+  }
+  out += "],";
+  jt::key(out, "last_deal");
+  if (results_.empty()) {
+    jt::null(out);
+  } else {
+    const DealResult& last = results_.back();
+    out += '{';
+    jt::key(out, "cards_left");
+    ints(last.cards_left.begin(), last.cards_left.begin() + seats_);
+    out += ',';
+    jt::key(out, "deal");
+    jt::integer(out, last.deal);
+    out += ',';
+    jt::key(out, "scores");
+    ints(last.points.begin(), last.points.begin() + seats_);
+    out += ',';
+    jt::key(out, "winner");
+    jt::integer(out, last.winner);
+    out += '}';
+  }
+  out += ',';
+  jt::key(out, "leader");
+  seat_or_null(!finished_, leader_);
+  if (seated && !required_.empty() && hands_[seat].contains_all(required_)) {
+    out += ',';
+    jt::key(out, "must_include");
+    for_each_low_to_high(required_, rules_.suit_order, [&, first = true](Card c) mutable {
+      if (first) jt::card(out, c);
+      first = false;
+    });
+  }
+  out += ',';
+  jt::key(out, "opening");
+  jt::boolean(out, !required_.empty());
+  out += ',';
+  jt::key(out, "passed");
+  out += '[';
+  jt::Separator comma;
+  for (Seat s = 0; s < seats_; ++s) {
+    if (passed_ & (1U << s)) {
+      comma(out);
+      jt::integer(out, s);
+    }
+  }
+  out += "],";
+  jt::key(out, "phase");
+  jt::string(out, finished_ ? "finished" : "play");
+  out += ',';
+  jt::key(out, "scores");
+  ints(scores_.begin(), scores_.begin() + seats_);
+  out += ',';
+  jt::key(out, "straights");
+  jt::string(out, rules_.straights == StraightSet::kStandard ? kStraightsStandard
+                                                             : kStraightsNoTwos);
+  out += ',';
+  jt::key(out, "suit_order");
+  jt::string(out, rules_.suit_order == SuitOrder::kSpadesHeartsClubsDiamonds
+                      ? kSuitOrderReference
+                      : kSuitOrderClubsLow);
+  out += ',';
+  jt::key(out, "table");
+  if (!has_table_) {
+    jt::null(out);
+  } else {
+    out += '{';
+    jt::key(out, "cards");
+    cards(table_.cards);
+    out += ',';
+    jt::key(out, "combination");
+    jt::string(out, combination_name(table_.hand.combination));
+    out += ',';
+    jt::key(out, "seat");
+    jt::integer(out, table_seat_);
+    out += '}';
+  }
+  out += ',';
+  jt::key(out, "turn");
+  seat_or_null(!finished_, turn_);
+  out += ',';
+  jt::key(out, "you");
+  seat_or_null(seated, seat);
+  out += '}';
+}
+
+// The same text as prompt(seat).dump(): {"actions":[...],"legal":[{"action":..,"cards":..}]}.
+void BigTwoGame::write_prompt(Seat seat, std::string& out) const {
+  namespace jt = json_text;
+  if (finished_ || seat != turn_) return jt::null(out);
+  const bool pass = can_pass(seat);
+  out += pass ? R"({"actions":["play","pass"],"legal":[)" : R"({"actions":["play"],"legal":[)";
+  std::vector<Play> plays;
+  legal_plays(seat, plays);
+  jt::Separator comma;
+  for (const Play& play : plays) {
+    comma(out);
+    out += R"({"action":"play","cards":[)";
+    jt::Separator card_comma;
+    for_each_low_to_high(play.cards, rules_.suit_order, [&](Card c) {
+      card_comma(out);
+      jt::card(out, c);
+    });
+    out += "]}";
+  }
+  if (pass) {
+    comma(out);
+    out += R"({"action":"pass"})";
+  }
+  out += "]}";
 }
 
 Json BigTwoGame::result() const {

@@ -68,6 +68,8 @@ class BigTwoGame final : public Game {
   Json prompt(Seat seat) const override;
   MoveResult apply(Seat seat, const Json& move) override;
   Json view(Seat seat) const override;
+  void write_view(Seat seat, std::string& out) const override;
+  void write_prompt(Seat seat, std::string& out) const override;
   bool finished() const override { return finished_; }
   Json result() const override;
   Json full_state() const override;

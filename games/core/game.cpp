@@ -13,4 +13,13 @@ std::uint64_t stable_hash(std::string_view bytes) {
 
 std::uint64_t Game::state_hash() const { return stable_hash(full_state().dump()); }
 
+// Invalid UTF-8 is replaced as on the wire (protocol::to_wire), never thrown on.
+void Game::write_view(Seat seat, std::string& out) const {
+  out += view(seat).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+void Game::write_prompt(Seat seat, std::string& out) const {
+  out += prompt(seat).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 }  // namespace parlor

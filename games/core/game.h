@@ -80,6 +80,13 @@ class Game {
   // What `seat` may see (kSpectator: what anyone may see). Never contains hidden information.
   virtual Json view(Seat seat) const = 0;
 
+  // view(seat) and prompt(seat) as wire text appended to `out`: byte for byte what dump()
+  // makes of them (compact, keys sorted). The server sends a view to every seat on every
+  // move, so engines may override these to write the text without building a JSON tree
+  // (games/core/json_text.h); the self-play checker holds every override to the same bytes.
+  virtual void write_view(Seat seat, std::string& out) const;
+  virtual void write_prompt(Seat seat, std::string& out) const;
+
   virtual bool finished() const = 0;
   // {"scores":[...],"winners":[SEATS], ...}; null until finished().
   virtual Json result() const = 0;

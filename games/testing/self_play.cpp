@@ -80,19 +80,36 @@ Json mutate(const Json& move, Rng& rng) {
   return out;
 }
 
+// The text the server sends (write_view / write_prompt) must be exactly the checked JSON.
+std::string check_written(const Json& value, const std::string& written, const char* what,
+                          Seat viewer) {
+  const std::string expected = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (written == expected) return {};
+  return std::string(what) + " text of seat " + std::to_string(viewer) + " differs from the " +
+         what + ": wrote " + written + " but the JSON is " + expected;
+}
+
 std::string check_views(const Game& game, const SelfPlayHooks& hooks) {
   for (Seat viewer = kSpectator; viewer < game.seat_count(); ++viewer) {
     const CardSet hidden = hooks.hidden_cards(game, viewer);
-    const CardSet leaked = cards_mentioned(game.view(viewer)) & hidden;
+    const Json view = game.view(viewer);
+    const CardSet leaked = cards_mentioned(view) & hidden;
     if (!leaked.empty()) {
       return "view of seat " + std::to_string(viewer) + " shows hidden card(s) " +
              leaked.lowest().to_string();
     }
-    const CardSet prompt_leak = cards_mentioned(game.prompt(viewer)) & hidden;
+    const Json prompt = game.prompt(viewer);
+    const CardSet prompt_leak = cards_mentioned(prompt) & hidden;
     if (!prompt_leak.empty()) {
       return "prompt of seat " + std::to_string(viewer) + " shows hidden card " +
              prompt_leak.lowest().to_string();
     }
+    std::string written;
+    game.write_view(viewer, written);
+    if (auto error = check_written(view, written, "view", viewer); !error.empty()) return error;
+    written.clear();
+    game.write_prompt(viewer, written);
+    if (auto error = check_written(prompt, written, "prompt", viewer); !error.empty()) return error;
   }
   return {};
 }
