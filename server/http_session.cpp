@@ -1,5 +1,7 @@
 #include "server/http_session.h"
 
+#include <unistd.h>
+
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
@@ -20,6 +22,26 @@ namespace parlor::server {
 namespace http = beast::http;
 
 namespace {
+
+// The plain socket of an upgraded connection, moved onto a socket typed with its strand (see
+// PlainWsSocket). Null when the descriptor cannot be taken over (the peer is gone).
+std::optional<PlainWsSocket> to_ws_socket(PlainStream&& stream) {
+  tcp::socket socket = stream.release_socket();
+  const auto* strand = socket.get_executor().target<ConnectionExecutor>();
+  beast::error_code ec;
+  const auto endpoint = socket.local_endpoint(ec);
+  if (!strand || ec) return std::nullopt;
+  const ConnectionExecutor executor = *strand;
+  const auto handle = socket.release(ec);
+  if (ec) return std::nullopt;
+  PlainWsSocket out(executor);
+  out.assign(endpoint.protocol(), handle, ec);
+  if (ec) {
+    ::close(handle);
+    return std::nullopt;
+  }
+  return out;
+}
 
 http::response<http::string_body> make_response(const http::request<http::string_body>& request,
                                                 http::status status, std::string body,
@@ -213,8 +235,15 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
                         "text/plain; charset=utf-8"));
       response->keep_alive(false);
     } else {
-      std::make_shared<WsSession<Stream>>(std::move(stream_), state_, std::move(slot_))
-          ->run(std::move(request));
+      if constexpr (std::is_same_v<Stream, PlainStream>) {
+        auto socket = to_ws_socket(std::move(stream_));
+        if (!socket) return;  // the connection is already gone
+        std::make_shared<WsSession<PlainWsSocket>>(std::move(*socket), state_, std::move(slot_))
+            ->run(std::move(request));
+      } else {
+        std::make_shared<WsSession<Stream>>(std::move(stream_), state_, std::move(slot_))
+            ->run(std::move(request));
+      }
       return;
     }
   } else if (auto replay = replay_request(request.target()); replay && request.method() == http::verb::get) {

@@ -34,8 +34,9 @@ WsSession<Stream>::~WsSession() {
 template <class Stream>
 void WsSession<Stream>::run(beast::http::request<beast::http::string_body> request) {
   const ServerConfig& config = state_->config();
-  // The TCP stream's own timer stops here; the WebSocket timeouts take over.
-  beast::get_lowest_layer(ws_).expires_never();
+  // A TCP stream's own timer stops here (a plain session has a bare socket); the WebSocket
+  // timeouts take over.
+  if constexpr (!std::is_same_v<Stream, PlainWsSocket>) beast::get_lowest_layer(ws_).expires_never();
   websocket::stream_base::timeout timeouts;
   timeouts.handshake_timeout = config.handshake_timeout;
   // Beast pings after half the idle time of silence and closes after the whole of it.
@@ -175,7 +176,13 @@ void WsSession<Stream>::do_close(std::uint16_t code, std::string reason) {
   // moment, then drop the TCP connection.
   close_timer_.expires_after(std::chrono::seconds(2));
   close_timer_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
-    if (!ec) beast::get_lowest_layer(self->ws_).close();
+    if (ec) return;
+    beast::error_code ignored;
+    if constexpr (std::is_same_v<Stream, PlainWsSocket>) {
+      self->ws_.next_layer().close(ignored);
+    } else {
+      beast::get_lowest_layer(self->ws_).socket().close(ignored);
+    }
   });
   websocket::close_reason why;
   why.code = code;
@@ -194,7 +201,7 @@ void WsSession<Stream>::finish() {
   state_->unregister_connection(this);
 }
 
-template class WsSession<PlainStream>;
+template class WsSession<PlainWsSocket>;
 template class WsSession<TlsStream>;
 
 }  // namespace parlor::server

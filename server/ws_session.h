@@ -1,7 +1,7 @@
 // One WebSocket client: a read loop, a bounded outbound queue with one write in
 // flight, a token-bucket rate limit, and keep-alive pings — all on the session's
 // strand. Templated over the stream so plain and TLS connections share the code
-// (instantiated in ws_session.cpp for both).
+// (instantiated in ws_session.cpp for PlainWsSocket and TlsStream).
 #pragma once
 
 #include <boost/beast/core/flat_buffer.hpp>
@@ -59,7 +59,7 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   net::steady_timer close_timer_;
 };
 
-extern template class WsSession<PlainStream>;
+extern template class WsSession<PlainWsSocket>;
 extern template class WsSession<TlsStream>;
 
 }  // namespace parlor::server
