@@ -1,5 +1,6 @@
 #include "bots/load/load_client.h"
 
+#include "bots/load/frame_scan.h"
 #include "bots/strategy.h"
 
 namespace parlor::load {
@@ -50,7 +51,22 @@ void LoadClient::on_open() {
 void LoadClient::send(std::string text) { connection_->send(std::move(text)); }
 
 void LoadClient::on_message(std::string_view text) {
-  Json message = Json::parse(text.begin(), text.end(), nullptr, false);
+  // The frames of every move are read from a scan; the rest, and whatever the scan does not
+  // understand, from a full parse.
+  if (const std::optional<FrameFields> frame = scan_frame(text)) {
+    if (frame->type == "state" && frame->seq) {
+      on_state(*frame->seq);
+      // Only the seat to act has a prompt, so only it parses more than the scan.
+      if (!frame->prompt.empty()) act(*frame->seq, Json::parse(frame->prompt, nullptr, false));
+      return;
+    }
+    if (frame->type == "ok") {
+      if (frame->seq) ++stats_.moves;
+      return;
+    }
+    if (frame->type == "error") return on_error(frame->code.value_or("?"));
+  }
+  const Json message = Json::parse(text.begin(), text.end(), nullptr, false);
   if (!message.is_discarded()) handle(message);
 }
 
@@ -72,6 +88,8 @@ void LoadClient::handle(const Json& message) {
     }
   } else if (type == "room_created") {
     plan_->room = message["room"];
+    plan_->move_request_start =
+        R"({"type":"move","room":)" + Json(plan_->room).dump() + R"(,"seq":)";
     for (auto& notify : plan_->waiting) notify();
     plan_->waiting.clear();
   } else if (type == "room" && seat_ == 0) {
@@ -82,14 +100,9 @@ void LoadClient::handle(const Json& message) {
       send(Json{{"type", "start"}, {"room", plan_->room}}.dump());
     }
   } else if (type == "state") {
-    ++stats_.states;
     const std::int64_t seq = message["seq"].get<std::int64_t>();
-    if (pending_seq_ >= 0 && seq >= pending_seq_) {
-      stats_.latencies_us.push_back(
-          std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - sent_at_).count());
-      pending_seq_ = -1;
-    }
-    if (message["prompt"].is_object()) act(message);
+    on_state(seq);
+    if (message["prompt"].is_object()) act(seq, message["prompt"]);
   } else if (type == "game_over") {
     if (seat_ == 0) {
       ++stats_.games;
@@ -100,9 +113,22 @@ void LoadClient::handle(const Json& message) {
   } else if (type == "ok") {
     if (message.contains("seq")) ++stats_.moves;
   } else if (type == "error") {
-    ++stats_.errors[message.value("code", "?")];
+    on_error(message.value("code", "?"));
+  }
+}
+
+void LoadClient::on_state(std::int64_t seq) {
+  ++stats_.states;
+  if (pending_seq_ >= 0 && seq >= pending_seq_) {
+    stats_.latencies_us.push_back(
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - sent_at_).count());
     pending_seq_ = -1;
   }
+}
+
+void LoadClient::on_error(std::string_view code) {
+  ++stats_.errors[std::string(code)];
+  pending_seq_ = -1;
 }
 
 void LoadClient::join() {
@@ -110,23 +136,28 @@ void LoadClient::join() {
   send(Json{{"type", "join_room"}, {"room", plan_->room}, {"seat", seat_}}.dump());
 }
 
-void LoadClient::act(const Json& state) {
+void LoadClient::act(std::int64_t seq, const Json& prompt) {
   if (Clock::now() >= settings_.stop_at) return;
-  Json move = bots::random_move(state["prompt"], rng_);
+  const Json move = bots::random_move(prompt, rng_);
   if (move.is_null()) return;
-  const std::int64_t seq = state["seq"].get<std::int64_t>();
-  Json request = {{"type", "move"}, {"room", plan_->room}, {"seq", seq}};
-  request["move"] = std::move(move);
-  auto go = [self = shared_from_this(), text = request.dump(), seq] {
-    self->pending_seq_ = seq + 1;
-    self->sent_at_ = Clock::now();
-    self->send(text);
-  };
-  if (settings_.think.count() == 0) return go();
+  // Only the seq and the move differ from one request to the next: no document to build.
+  std::string request = plan_->move_request_start;
+  request += std::to_string(seq);
+  request += R"(,"move":)";
+  request += move.dump();
+  request += '}';
+  if (settings_.think.count() == 0) return send_move(seq, std::move(request));
   think_timer_.expires_after(settings_.think);
-  think_timer_.async_wait([go](beast::error_code ec) {
-    if (!ec) go();
-  });
+  think_timer_.async_wait(
+      [self = shared_from_this(), seq, request = std::move(request)](beast::error_code ec) mutable {
+        if (!ec) self->send_move(seq, std::move(request));
+      });
+}
+
+void LoadClient::send_move(std::int64_t seq, std::string request) {
+  pending_seq_ = seq + 1;
+  sent_at_ = Clock::now();
+  send(std::move(request));
 }
 
 void LoadClient::fail(const std::string& what) {

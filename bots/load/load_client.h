@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bots/net/ws_connection.h"
@@ -36,6 +37,8 @@ struct RoomPlan {
   std::string kind;
   int seats = 4;
   std::string room;
+  // {"type":"move","room":ROOM,"seq": — every move request of the room starts so.
+  std::string move_request_start;
   Json options = Json::object();
   // Seats that said hello before the room existed, to be told when it does.
   std::vector<std::function<void()>> waiting;
@@ -59,7 +62,10 @@ class LoadClient : public std::enable_shared_from_this<LoadClient> {
   void on_message(std::string_view text);
   void send(std::string text);
   void handle(const Json& message);
-  void act(const Json& state);
+  void on_state(std::int64_t seq);
+  void on_error(std::string_view code);
+  void act(std::int64_t seq, const Json& prompt);
+  void send_move(std::int64_t seq, std::string request);
   void fail(const std::string& what);
 
   boost::asio::io_context& io_;

@@ -1,5 +1,6 @@
 #include "bots/net/ws_connection.h"
 
+#include <boost/asio/connect.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/beast/websocket/ssl.hpp>
 
@@ -27,7 +28,8 @@ WsConnection::WsConnection(asio::io_context& io, WsUrl url, std::shared_ptr<asio
     : url_(std::move(url)),
       tls_(std::move(tls)),
       handlers_(std::move(handlers)),
-      options_(options) {
+      options_(options),
+      connect_timer_(io) {
   if (url_.tls) {
     secure_ = std::make_unique<TlsWs>(io, *tls_);
   } else {
@@ -35,24 +37,35 @@ WsConnection::WsConnection(asio::io_context& io, WsUrl url, std::shared_ptr<asio
   }
 }
 
-beast::tcp_stream& WsConnection::tcp() {
-  return visit([](auto& ws) -> beast::tcp_stream& { return beast::get_lowest_layer(ws); });
+WsConnection::Socket& WsConnection::socket() {
+  return visit([](auto& ws) -> Socket& { return beast::get_lowest_layer(ws); });
 }
 
 void WsConnection::start(const Endpoints& endpoints) {
-  tcp().expires_after(options_.connect_timeout);
-  tcp().async_connect(endpoints, [self = shared_from_this()](beast::error_code ec, const auto&) {
-    self->on_connect(ec);
+  // Closing the socket fails the pending connect or TLS handshake. The timer holds the
+  // connection weakly, and checks `connecting_` as well because it may have expired just before
+  // connected() cancelled it.
+  connect_timer_.expires_after(options_.connect_timeout);
+  connect_timer_.async_wait([weak = weak_from_this()](beast::error_code ec) {
+    auto self = weak.lock();
+    if (ec || !self || !self->connecting_) return;
+    self->connect_timed_out_ = true;
+    beast::error_code ignored;
+    self->socket().close(ignored);
   });
+  asio::async_connect(
+      socket(), endpoints,
+      [self = shared_from_this()](beast::error_code ec, const auto&) { self->on_connect(ec); });
 }
 
 void WsConnection::on_connect(beast::error_code ec) {
   if (ended_) return;
+  if (connect_timed_out_) ec = beast::error::timeout;
   if (ec) return end("connect", ec);
   // Without this, Nagle's algorithm and delayed ACKs add tens of milliseconds per move.
-  tcp().socket().set_option(asio::ip::tcp::no_delay(true), ec);
+  socket().set_option(asio::ip::tcp::no_delay(true), ec);
   if (!secure_) {
-    tcp().expires_never();
+    connected();
     return do_ws_handshake();
   }
   // SNI, and the name the certificate must carry when verification is on.
@@ -60,10 +73,16 @@ void WsConnection::on_connect(beast::error_code ec) {
   secure_->next_layer().set_verify_callback(asio::ssl::host_name_verification(url_.host));
   secure_->next_layer().async_handshake(asio::ssl::stream_base::client,
                                         [self = shared_from_this()](beast::error_code e) {
+                                          if (self->connect_timed_out_) e = beast::error::timeout;
                                           if (e) return self->end("tls_handshake", e);
-                                          self->tcp().expires_never();
+                                          self->connected();
                                           self->do_ws_handshake();
                                         });
+}
+
+void WsConnection::connected() {
+  connecting_ = false;
+  connect_timer_.cancel();
 }
 
 void WsConnection::do_ws_handshake() {
@@ -154,8 +173,9 @@ void WsConnection::release() {
     ws.set_option(websocket::stream_base::timeout{websocket::stream_base::none(),
                                                   websocket::stream_base::none(), false});
   });
+  connect_timer_.cancel();
   beast::error_code ignored;
-  tcp().socket().close(ignored);
+  socket().close(ignored);
 }
 
 }  // namespace parlor::client

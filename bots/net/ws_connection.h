@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/beast/websocket.hpp>
@@ -65,16 +66,22 @@ class WsConnection : public std::enable_shared_from_this<WsConnection> {
   bool open() const { return open_; }
 
  private:
-  using PlainWs = boost::beast::websocket::stream<boost::beast::tcp_stream>;
-  using TlsWs = boost::beast::websocket::stream<boost::beast::ssl_stream<boost::beast::tcp_stream>>;
+  // A bare socket on the io_context's own executor: beast::tcp_stream's timeouts and
+  // type-erased executor cost a little in every step of every read, and once the WebSocket
+  // handshake has started Beast's own timeouts take over; before that, connect_timer_.
+  using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp,
+                                                  boost::asio::io_context::executor_type>;
+  using PlainWs = boost::beast::websocket::stream<Socket>;
+  using TlsWs = boost::beast::websocket::stream<boost::beast::ssl_stream<Socket>>;
 
   template <class F>
   decltype(auto) visit(F&& f) {
     if (plain_) return f(*plain_);
     return f(*secure_);
   }
-  boost::beast::tcp_stream& tcp();
+  Socket& socket();
   void on_connect(boost::beast::error_code ec);
+  void connected();  // TCP (and TLS) is up: the connect timer's work is done
   void do_ws_handshake();
   void on_handshake(boost::beast::error_code ec);
   void do_write();
@@ -89,6 +96,9 @@ class WsConnection : public std::enable_shared_from_this<WsConnection> {
   ConnectionOptions options_;
   std::unique_ptr<PlainWs> plain_;  // exactly one of these two
   std::unique_ptr<TlsWs> secure_;
+  boost::asio::steady_timer connect_timer_;  // bounds connecting and the TLS handshake
+  bool connecting_ = true;
+  bool connect_timed_out_ = false;
   boost::beast::flat_buffer buffer_;
   std::deque<std::string> outbox_;
   bool writing_ = false;
