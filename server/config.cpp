@@ -69,6 +69,14 @@ const std::map<std::string, Flag>& flags() {
                    c.store = v;
                    return v == "sqlite" || v == "none";
                  }}},
+      {"store-sync", {"full (a move acknowledged survives a power loss; the default) or normal "
+                      "(survives a crash of the server, not of the machine)",
+                      [](const std::string& v, ServerConfig& c) {
+                        c.store_sync = v;
+                        return v == "full" || v == "normal";
+                      }}},
+      {"store-batch-us", {"group commit window of the store's writer (default 2000)",
+                          duration_flag(&ServerConfig::store_batch_window, 1'000'000L)}},
       {"data-dir", {"directory of the SQLite store (default ./data; created if missing)",
                     [](const std::string& v, ServerConfig& c) { c.data_dir = v; return !v.empty(); }}},
       {"tls-cert", {"PEM certificate chain: serve https/wss",

@@ -21,6 +21,11 @@ struct ServerConfig {
   // Where rooms, moves and players are kept ("" with store = "none": in memory only).
   std::string store = "sqlite";  // "sqlite" or "none"
   std::string data_dir = "./data";
+  // "full": an acknowledged move survives a power loss; "normal": a process crash only
+  // (server/store/README.md).
+  std::string store_sync = "full";
+  // Group commit: how long the store's writer waits after the oldest queued write for more.
+  std::chrono::microseconds store_batch_window{2000};
 
   std::string tls_cert;  // PEM files; both set turns on https/wss on the same port
   std::string tls_key;

@@ -37,6 +37,21 @@ TEST(Config, FlagsAndEquals) {
   EXPECT_EQ(config->rate_per_second, 1000);
 }
 
+TEST(Config, StoreDurabilityAndGroupCommit) {
+  std::string error;
+  auto defaults = parse({}, error);
+  ASSERT_TRUE(defaults) << error;
+  EXPECT_EQ(defaults->store_sync, "full");
+  EXPECT_EQ(defaults->store_batch_window, std::chrono::microseconds(2000));
+  auto config = parse({"--store-sync", "normal", "--store-batch-us", "500"}, error);
+  ASSERT_TRUE(config) << error;
+  EXPECT_EQ(config->store_sync, "normal");
+  EXPECT_EQ(config->store_batch_window, std::chrono::microseconds(500));
+  EXPECT_FALSE(parse({"--store-sync", "off"}, error));
+  EXPECT_NE(error.find("--store-sync"), std::string::npos);
+  EXPECT_FALSE(parse({"--store-batch-us", "-1"}, error));
+}
+
 TEST(Config, EnvironmentIsOverriddenByFlags) {
   ::setenv("PARLOR_PORT", "9001", 1);
   std::string error;

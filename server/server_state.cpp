@@ -170,6 +170,9 @@ void ServerState::open_store() {
   if (config_.store != "sqlite") return;
   SqliteStoreOptions options;
   options.data_dir = config_.data_dir;
+  options.synchronous = config_.store_sync == "normal" ? SqliteStoreOptions::Synchronous::kNormal
+                                                       : SqliteStoreOptions::Synchronous::kFull;
+  options.batch_window = config_.store_batch_window;
   options.log_error = [](std::string_view message) { log_error(message); };
   store_ = std::make_unique<SqliteStore>(std::move(options));
   const LoadedState stored = store_->load();

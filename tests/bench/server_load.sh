@@ -17,21 +17,23 @@ server=$!
 for _ in $(seq 50); do grep -q listening "$out" && break; sleep 0.1; done
 port=$(sed -n 's/listening on .*:\([0-9]*\)/\1/p' "$out")
 ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
-moves() { curl -s "localhost:$port/metrics" | awk '/^parlor_moves_accepted_total/ {print $2}'; }
 ramp_ms=$((rooms * 2 > 1000 ? rooms * 2 : 1000))
 taskset -c 1 "$build/bots/parlor-load" --url "ws://127.0.0.1:$port/ws" --rooms "$rooms" \
   --seats "$seats" --think-ms "$think" --duration "$seconds" --ramp-ms "$ramp_ms" --json >"$out.load" &
 load=$!
-# Measure the server over the load's measured window (after its ramp-up).
+# Measure the server's CPU inside the load's measured window (after its ramp-up), and divide by
+# the moves the load counted per second: asking the server itself (/metrics) while it is
+# saturated would land late and skew the window.
 sleep "$(awk -v r="$ramp_ms" 'BEGIN {print r / 1000 + 0.5}')"
-t0=$(ticks); m0=$(moves)
+t0=$(ticks)
 sleep "$((seconds - 1))"
-t1=$(ticks); m1=$(moves)
+t1=$(ticks)
 rss=$(awk '/VmRSS/ {print $2}' "/proc/$server/status")
 wait "$load" || true
 cat "$out.load"
 hz=$(getconf CLK_TCK)
-awk -v t="$((t1 - t0))" -v m="$((m1 - m0))" -v hz="$hz" -v s="$((seconds - 1))" 'BEGIN {
-  printf "server_cpu_us_per_move %.1f\nserver_cpu_share %.2f\n", t * 1e6 / hz / m, t / hz / s }'
+rate=$(sed -n 's/.*"moves_per_second": *\([0-9.e+]*\).*/\1/p' "$out.load")
+awk -v t="$((t1 - t0))" -v r="$rate" -v hz="$hz" -v s="$((seconds - 1))" 'BEGIN {
+  printf "server_cpu_us_per_move %.1f\nserver_cpu_share %.2f\n", t * 1e6 / hz / (r * s), t / hz / s }'
 echo "server_rss_kib $rss"
 rm -f "$out.load"
