@@ -1,5 +1,6 @@
 #include "server/room.h"
 
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
 #include <algorithm>
@@ -159,9 +160,13 @@ void Room::chat(Caller caller, std::string text) {
   });
 }
 
+// Moves are the hot path: dispatch runs the move at once when the room's strand is free (the
+// usual case), saving a trip through the event loop's queue; otherwise it waits its turn.
 void Room::move(Caller caller, Json move, std::optional<std::int64_t> seq) {
-  net::post(strand_, [self = shared_from_this(), caller = std::move(caller),
-                      move = std::move(move), seq] { self->do_move(caller, move, seq); });
+  net::dispatch(strand_, [self = shared_from_this(), caller = std::move(caller),
+                          move = std::move(move), seq]() mutable {
+    self->do_move(caller, std::move(move), seq);
+  });
 }
 
 void Room::legal_moves(Caller caller) {
@@ -305,7 +310,7 @@ void Room::do_join(const Caller& caller, std::optional<int> seat, bool creating)
   publish_room();
 }
 
-void Room::do_move(const Caller& caller, const Json& move, std::optional<std::int64_t> seq) {
+void Room::do_move(const Caller& caller, Json move, std::optional<std::int64_t> seq) {
   last_activity_ = Clock::now();
   auto seat = seat_of(*caller.player);
   if (!seat) return reply_error(caller, "not_seated", "you have no seat in room " + id());
@@ -325,9 +330,9 @@ void Room::do_move(const Caller& caller, const Json& move, std::optional<std::in
   }
   MoveResult result = game_->apply(*seat, move);
   if (!result.ok()) return reply_error(caller, result.code(), result.message());
-  log_.emplace_back(*seat, move);
+  log_.emplace_back(*seat, std::move(move));
   ++seq_;
-  persist_move(*seat, move);
+  persist_move(*seat, log_.back().second);
   reply_ok(caller, seq_);
   after_accepted(result.events(), caller.received);
 }

@@ -112,7 +112,7 @@ class Room : public std::enable_shared_from_this<Room> {
 
   // All below run on strand_.
   void do_join(const Caller& caller, std::optional<int> seat, bool creating);
-  void do_move(const Caller& caller, const Json& move, std::optional<std::int64_t> seq);
+  void do_move(const Caller& caller, Json move, std::optional<std::int64_t> seq);
   void begin_game();
   void after_accepted(const Json& events, std::optional<Clock::time_point> received);
   void schedule_bots();
