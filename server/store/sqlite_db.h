@@ -40,6 +40,9 @@ class Db {
   std::int64_t query_int(const std::string& sql);
   // Whether a transaction is open (false after SQLite rolled one back on its own).
   bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
+  // Rows changed by the last INSERT, UPDATE or DELETE; the rowid the last INSERT gave.
+  int changes() const { return sqlite3_changes(db_); }
+  std::int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
 
  private:
   sqlite3* db_ = nullptr;

@@ -64,6 +64,29 @@ CREATE TABLE moves (
     R"sql(
 ALTER TABLE moves ADD COLUMN state_hash INTEGER;  -- the uint64 hash's bits as int64, or NULL
 )sql",
+    // 2 -> 3: moves of live games are appended to move_log, a rowid table in append order
+    // with no other index, so a commit dirties its last page or two instead of one `moves`
+    // page per room. A game's moves are copied into `moves` once its room record says it is
+    // over. The moves of games that are live now move to the log.
+    R"sql(
+CREATE TABLE move_log (
+  id          INTEGER PRIMARY KEY,  -- append order
+  room_id     TEXT NOT NULL,
+  game_number INTEGER NOT NULL,
+  seq         INTEGER NOT NULL,
+  seat        INTEGER NOT NULL,
+  move        TEXT NOT NULL,  -- JSON
+  at_ms       INTEGER NOT NULL,
+  state_hash  INTEGER
+);
+INSERT INTO move_log (room_id, game_number, seq, seat, move, at_ms, state_hash)
+  SELECT m.room_id, m.game_number, m.seq, m.seat, m.move, m.at_ms, m.state_hash
+  FROM moves m JOIN rooms r ON r.id = m.room_id AND r.game_number = m.game_number
+  WHERE r.status IN ('waiting', 'playing') AND r.finished_ms IS NULL
+  ORDER BY m.room_id, m.game_number, m.seq;
+DELETE FROM moves WHERE (room_id, game_number) IN (
+  SELECT id, game_number FROM rooms WHERE status IN ('waiting', 'playing') AND finished_ms IS NULL);
+)sql",
 };
 
 std::string data_file(const std::filesystem::path& file) { return "data file " + file.string(); }
@@ -139,6 +162,10 @@ void migrate(Db& db, const std::filesystem::path& file) {
 
 }  // namespace
 
+std::string_view migration(std::int64_t from_version) {
+  return kMigrations.at(static_cast<std::size_t>(from_version));
+}
+
 std::unique_ptr<Db> open_writer(const std::filesystem::path& file, const OpenOptions& options) {
   try {
     auto db = std::make_unique<Db>(file);
@@ -161,6 +188,9 @@ std::unique_ptr<Db> open_writer(const std::filesystem::path& file, const OpenOpt
     }
     db->exec("PRAGMA synchronous = " + std::string(options.synchronous));
     db->exec("PRAGMA foreign_keys = ON");
+    // Savepoints and multi-row statements journal the pages they change so they can be
+    // undone; kept in memory, that is not a temporary file written on every room write.
+    db->exec("PRAGMA temp_store = MEMORY");
     migrate(*db, file);
     return db;
   } catch (const Error& error) {

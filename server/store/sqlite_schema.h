@@ -13,12 +13,16 @@ namespace parlor::server::sqlite {
 // PRAGMA application_id of a Parlor data file ("PRLR").
 inline constexpr std::int64_t kApplicationId = 0x50524C52;
 // The schema this build writes; migrations bring older files up to it.
-inline constexpr std::int64_t kSchemaVersion = 2;
+inline constexpr std::int64_t kSchemaVersion = 3;
 
 struct OpenOptions {
   std::string_view synchronous = "FULL";  // FULL or NORMAL (see README.md)
   bool quick_check = true;                // PRAGMA quick_check before use
 };
+
+// The SQL that takes a file from version `from_version` to the next (tests build files as an
+// older build wrote them with it).
+std::string_view migration(std::int64_t from_version);
 
 // The writer's connection: checks and migrates the file, turns on WAL. Throws StoreError.
 std::unique_ptr<Db> open_writer(const std::filesystem::path& file, const OpenOptions& options);

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <future>
 #include <iostream>
+#include <map>
 #include <system_error>
 
 #include "server/store/sqlite_db.h"
@@ -83,6 +84,22 @@ void check_writable(const std::filesystem::path& dir) {
   }
 }
 
+// A room's current game is live — its moves go to move_log — until a record of the room says
+// it is over. kLiveRoom is the same test in SQL, on rooms.
+bool is_live(const RoomRecord& room) {
+  return room.game_number > 0 && !room.finished_ms &&
+         (room.status == StoredRoomStatus::kWaiting || room.status == StoredRoomStatus::kPlaying);
+}
+constexpr std::string_view kLiveRoom =
+    "status IN ('waiting', 'playing') AND finished_ms IS NULL AND game_number > 0";
+
+// A live game is copied to the log's end once its first row is this many times the live
+// rows behind the end (or log_slack, when more): each row is copied at most once per that
+// many appends, so moving idle games costs a fraction of a row per append.
+constexpr std::size_t kSlackPerLiveRow = 4;
+// Without an archive the log is still trimmed (and idle games moved) every so many commits.
+constexpr unsigned kTrimEveryCommits = 64;
+
 nlohmann::json parse_json(const std::string& text, const std::string& what) {
   auto value = nlohmann::json::parse(text, nullptr, false);
   if (value.is_discarded()) throw StoreError(what + " is not valid JSON");
@@ -97,9 +114,9 @@ struct SqliteStore::Statements {
       : begin(db, "BEGIN IMMEDIATE"),
         commit(db, "COMMIT"),
         rollback(db, "ROLLBACK"),
-        savepoint(db, "SAVEPOINT room_write"),
-        release(db, "RELEASE room_write"),
-        rollback_to(db, "ROLLBACK TO room_write"),
+        savepoint(db, "SAVEPOINT part"),
+        release(db, "RELEASE part"),
+        rollback_to(db, "ROLLBACK TO part"),
         upsert_player(
             db,
             "INSERT INTO players (id, name, token_hash, created_ms) VALUES (?1, ?2, ?3, ?4)"
@@ -127,10 +144,28 @@ struct SqliteStore::Statements {
                     " finished_ms = excluded.finished_ms"),
         insert_move(db,
                     "INSERT INTO moves (room_id, game_number, seq, seat, move, at_ms, state_hash)"
-                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)") {}
+                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+        append_log(db,
+                   "INSERT INTO move_log (room_id, game_number, seq, seat, move, at_ms,"
+                   " state_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+        // ?1: a JSON array of log rowids, copied in its order. One statement for a whole game
+        // rather than one per move: a multi-row statement pays for its savepoint once.
+        archive_moves(db,
+                      "INSERT INTO moves (room_id, game_number, seq, seat, move, at_ms,"
+                      " state_hash) SELECT l.room_id, l.game_number, l.seq, l.seat, l.move,"
+                      " l.at_ms, l.state_hash FROM json_each(?1) AS j"
+                      " CROSS JOIN move_log AS l ON l.id = j.value"),
+        relocate_moves(db,
+                       "INSERT INTO move_log (room_id, game_number, seq, seat, move, at_ms,"
+                       " state_hash) SELECT l.room_id, l.game_number, l.seq, l.seat, l.move,"
+                       " l.at_ms, l.state_hash FROM json_each(?1) AS j"
+                       " CROSS JOIN move_log AS l ON l.id = j.value"),
+        trim_below(db, "DELETE FROM move_log WHERE id < ?1"),
+        trim_all(db, "DELETE FROM move_log") {}
 
   Statement begin, commit, rollback, savepoint, release, rollback_to;
   Statement upsert_player, upsert_room, delete_seats, insert_seat, upsert_game, insert_move;
+  Statement append_log, archive_moves, relocate_moves, trim_below, trim_all;
 };
 
 SqliteStore::SqliteStore(SqliteStoreOptions options)
@@ -145,6 +180,7 @@ SqliteStore::SqliteStore(SqliteStoreOptions options)
     open.quick_check = options_.quick_check_at_open;
     writer_db_ = sqlite::open_writer(file_, open);
     statements_ = std::make_unique<Statements>(*writer_db_);
+    rebuild_live();
     reader_db_ = sqlite::open_reader(file_);
   } catch (const Error& error) {
     statements_.reset();
@@ -291,6 +327,7 @@ void SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok)
   ok.assign(batch.size(), 0);
   const auto fail_all = [&](const std::string& why) {
     report("a batch of " + std::to_string(batch.size()) + " writes was not stored: " + why);
+    live_stale_ = true;  // the batch's appends and archives are not in the file
     for (std::size_t i = 0; i < batch.size(); ++i) {
       const auto& record = batch[i].record;
       if (const auto* move = std::get_if<MoveRecord>(&record)) {
@@ -299,11 +336,19 @@ void SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok)
       ok[i] = std::holds_alternative<FlushMarker>(record) ? 1 : 0;
     }
   };
+  if (live_stale_) {
+    try {
+      rebuild_live();
+    } catch (const Error& error) {
+      return fail_all(std::string("cannot read move_log: ") + error.what());
+    }
+  }
   try {
     statements_->begin.run();
   } catch (const Error& error) {
     return fail_all(std::string("BEGIN failed: ") + error.what());
   }
+  archived_in_batch_ = false;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     ok[i] = write_one(batch[i]) ? 1 : 0;
     if (!writer_db_->in_transaction()) {
@@ -311,6 +356,8 @@ void SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok)
       return fail_all("SQLite rolled the transaction back");
     }
   }
+  trim_log();
+  if (!writer_db_->in_transaction()) return fail_all("SQLite rolled the transaction back");
   try {
     statements_->commit.run();
   } catch (const Error& error) {
@@ -360,8 +407,11 @@ void SqliteStore::write_room(const RoomRecord& room) {
     throw std::invalid_argument(std::to_string(room.occupants.size()) + " occupants for " +
                                 std::to_string(room.seats) + " seats");
   }
-  // The room, its seats and its game row together or not at all.
+  // The room, its seats, its game row and the archive of a game it ends together or not at all.
   auto& s = *statements_;
+  const auto live = live_.find(room.id);
+  const bool ends_live_game = live != live_.end() &&
+                              (!is_live(room) || live->second.game_number != room.game_number);
   s.savepoint.run();
   try {
     s.upsert_room.bind(1, room.id).bind(2, room.kind).bind(3, std::int64_t{room.seats});
@@ -384,9 +434,11 @@ void SqliteStore::write_room(const RoomRecord& room) {
       s.upsert_game.bind(5, room.game_started_ms).bind(6, room.finished_ms);
       s.upsert_game.run();
     }
+    if (ends_live_game) archive(room.id, live->second);
     s.release.run();
   } catch (...) {
-    for (auto* statement : {&s.upsert_room, &s.delete_seats, &s.insert_seat, &s.upsert_game}) {
+    for (auto* statement :
+         {&s.upsert_room, &s.delete_seats, &s.insert_seat, &s.upsert_game, &s.archive_moves}) {
       statement->reset();
     }
     if (writer_db_->in_transaction()) {
@@ -394,6 +446,24 @@ void SqliteStore::write_room(const RoomRecord& room) {
       s.release.run();
     }
     throw;
+  }
+  // Only once the file has it: a failed write leaves live_ as the file is.
+  if (ends_live_game) {
+    live_rows_ -= live->second.rows.size();
+    live_.erase(live);
+    archived_in_batch_ = true;
+  }
+  if (is_live(room)) live_.try_emplace(room.id, room.game_number);
+}
+
+// Copies a game's moves from the log into `moves`, in append order. Its log rows stay until
+// trim_log() passes them; readers take an archived game's moves from `moves` only.
+void SqliteStore::archive(const std::string& room_id, const LiveGame& game) {
+  if (game.rows.empty()) return;
+  statements_->archive_moves.bind(1, rowid_list(game)).run();
+  if (static_cast<std::size_t>(writer_db_->changes()) != game.rows.size()) {
+    throw std::runtime_error("room " + room_id + " game " + std::to_string(game.game_number) +
+                             " has moves missing from move_log");
   }
 }
 
@@ -403,12 +473,138 @@ void SqliteStore::write_move(const MoveRecord& move) {
         "an earlier move of this game was not stored; refusing later ones "
         "so the log has no gap");
   }
-  auto& s = statements_->insert_move;
+  const auto live = live_.find(move.room_id);
+  const bool to_log = live != live_.end() && live->second.game_number == move.game_number;
+  // Not the room's live game (no such game, or one already over): straight into `moves`,
+  // whose keys refuse what does not belong there.
+  auto& s = to_log ? statements_->append_log : statements_->insert_move;
+  if (to_log) {
+    // The log has no key: refuse a seq the game already has here.
+    const LiveGame& game = live->second;
+    if (move.seq <= game.max_seq &&
+        std::any_of(game.rows.begin(), game.rows.end(),
+                    [&](const auto& row) { return row.first == move.seq; })) {
+      throw std::runtime_error("the game already has a move with this seq");
+    }
+  }
   s.bind(1, move.room_id).bind(2, std::int64_t{move.game_number}).bind(3, move.seq);
   s.bind(4, std::int64_t{move.seat}).bind(5, move.move.dump()).bind(6, move.at_ms);
   s.bind(7, move.state_hash ? std::optional<std::int64_t>(static_cast<std::int64_t>(*move.state_hash))
                             : std::nullopt);
   s.run();
+  if (!to_log) return;
+  LiveGame& game = live->second;
+  const std::int64_t rowid = writer_db_->last_insert_rowid();
+  game.rows.emplace_back(move.seq, rowid);
+  game.max_seq = std::max(game.max_seq, move.seq);
+  ++live_rows_;
+  log_tail_ = rowid;
+  if (!log_floor_) log_floor_ = rowid;
+}
+
+// "[rowid,rowid,...]" of a live game's log rows, in append order.
+std::string SqliteStore::rowid_list(const LiveGame& game) {
+  std::string out = "[";
+  for (const auto& row : game.rows) {
+    if (out.size() > 1) out += ',';
+    out += std::to_string(row.second);
+  }
+  return out + ']';
+}
+
+// Deletes the log rows below its low-water mark — the first row of the oldest live game, or
+// everything when no live game has a row — with one range DELETE, after an archive or every
+// kTrimEveryCommits commits. First, when the oldest live game lags too far behind the log's
+// end, its rows are copied to the end so the mark can move past it. A failure here is
+// reported and undone; the batch's writes still commit.
+void SqliteStore::trim_log() {
+  if (!archived_in_batch_ && ++commits_since_trim_ < kTrimEveryCommits) return;
+  commits_since_trim_ = 0;
+  if (!log_floor_) return;
+  const auto oldest = [this] {
+    auto found = live_.end();
+    for (auto it = live_.begin(); it != live_.end(); ++it) {
+      if (it->second.rows.empty()) continue;
+      if (found == live_.end() || it->second.rows.front().second < found->second.rows.front().second)
+        found = it;
+    }
+    return found;
+  };
+  auto& s = *statements_;
+  try {
+    s.savepoint.run();
+    auto lagging = oldest();
+    std::vector<std::pair<std::int64_t, std::int64_t>> moved;
+    std::int64_t tail = log_tail_;
+    const auto slack = std::max(options_.log_slack, kSlackPerLiveRow * live_rows_);
+    if (lagging != live_.end() &&
+        static_cast<std::size_t>(log_tail_ - lagging->second.rows.front().second) > slack) {
+      const auto& rows = lagging->second.rows;
+      s.relocate_moves.bind(1, rowid_list(lagging->second)).run();
+      if (static_cast<std::size_t>(writer_db_->changes()) != rows.size()) {
+        throw std::runtime_error("room " + lagging->first + " has moves missing from move_log");
+      }
+      // Appended in order, each with the largest rowid so far plus one.
+      tail = writer_db_->last_insert_rowid();
+      std::int64_t rowid = tail - static_cast<std::int64_t>(rows.size());
+      for (const auto& row : rows) moved.emplace_back(row.first, ++rowid);
+    }
+    std::optional<std::int64_t> low;
+    for (auto it = live_.begin(); it != live_.end(); ++it) {
+      if (it->second.rows.empty()) continue;
+      const std::int64_t first =
+          it == lagging && !moved.empty() ? moved.front().second : it->second.rows.front().second;
+      low = std::min(low.value_or(first), first);
+    }
+    if (!low) {
+      s.trim_all.run();
+    } else if (*low > *log_floor_) {
+      s.trim_below.bind(1, *low).run();
+    }
+    s.release.run();
+    if (!moved.empty()) lagging->second.rows = std::move(moved);
+    log_tail_ = tail;
+    log_floor_ = low;
+  } catch (const std::exception& e) {
+    for (auto* statement : {&s.relocate_moves, &s.trim_below, &s.trim_all}) statement->reset();
+    report(std::string("move_log was not trimmed: ") + e.what());
+    try {
+      if (writer_db_->in_transaction()) {
+        s.rollback_to.run();
+        s.release.run();
+      }
+    } catch (const Error& error) {
+      report(std::string("ROLLBACK TO failed: ") + error.what());
+    }
+  }
+}
+
+// live_ and the log's bounds as the file has them: at open, and after a batch was rolled back.
+// The live games are the current games of waiting and playing rooms; log rows of any other
+// game were archived and wait for trim_log().
+void SqliteStore::rebuild_live() {
+  auto& db = *writer_db_;
+  live_.clear();
+  live_rows_ = 0;
+  Statement rooms(db, "SELECT id, game_number FROM rooms WHERE " + std::string(kLiveRoom));
+  while (rooms.step()) {
+    live_.try_emplace(rooms.column_text(0), static_cast<int>(rooms.column_int(1)));
+  }
+  log_floor_.reset();
+  log_tail_ = 0;
+  Statement log(db, "SELECT id, room_id, game_number, seq FROM move_log ORDER BY id");
+  while (log.step()) {
+    const std::int64_t rowid = log.column_int(0);
+    if (!log_floor_) log_floor_ = rowid;
+    log_tail_ = rowid;
+    const auto live = live_.find(log.column_text(1));
+    if (live == live_.end() || live->second.game_number != log.column_int(2)) continue;
+    const std::int64_t seq = log.column_int(3);
+    live->second.rows.emplace_back(seq, rowid);
+    live->second.max_seq = std::max(live->second.max_seq, seq);
+    ++live_rows_;
+  }
+  live_stale_ = false;
 }
 
 // ---- loading -------------------------------------------------------------------------------
@@ -450,23 +646,48 @@ RoomRecord read_room(const Statement& row, sqlite::Db& db) {
   return room;
 }
 
-std::vector<MoveRecord> read_moves(sqlite::Db& db, const std::string& room_id, int game_number) {
+// A move from a row whose first columns are seq, seat, move, at_ms, state_hash.
+MoveRecord read_move(const Statement& row, const std::string& room_id, int game_number) {
+  MoveRecord move{room_id,  game_number,        row.column_int(0), static_cast<int>(row.column_int(1)),
+                  nullptr, row.column_int(3), std::nullopt};
+  move.move =
+      parse_json(row.column_text(2), "room " + room_id + " move seq " + std::to_string(move.seq));
+  if (auto hash = row.column_optional_int(4)) move.state_hash = static_cast<std::uint64_t>(*hash);
+  return move;
+}
+
+void sort_by_seq(std::vector<MoveRecord>& moves) {
+  std::stable_sort(moves.begin(), moves.end(),
+                   [](const MoveRecord& a, const MoveRecord& b) { return a.seq < b.seq; });
+}
+
+// One game's archived moves (those in `moves`), by seq.
+std::vector<MoveRecord> read_archived(sqlite::Db& db, const std::string& room_id, int game_number) {
   Statement moves(db,
                   "SELECT seq, seat, move, at_ms, state_hash FROM moves"
                   " WHERE room_id = ?1 AND game_number = ?2"
                   " ORDER BY seq");
   moves.bind(1, room_id).bind(2, std::int64_t{game_number});
   std::vector<MoveRecord> out;
-  while (moves.step()) {
-    MoveRecord move{
-        room_id, game_number,        moves.column_int(0), static_cast<int>(moves.column_int(1)),
-        nullptr, moves.column_int(3), std::nullopt};
-    move.move = parse_json(moves.column_text(2),
-                           "room " + room_id + " move seq " + std::to_string(move.seq));
-    if (auto hash = moves.column_optional_int(4)) move.state_hash = static_cast<std::uint64_t>(*hash);
-    out.push_back(std::move(move));
-  }
+  while (moves.step()) out.push_back(read_move(moves, room_id, game_number));
   return out;
+}
+
+// Adds each live game's rows of move_log to its moves, then sorts them by seq. The log has no
+// index: one scan for all the games. Rows of games that are not live were already archived.
+void add_logged(sqlite::Db& db,
+                std::map<std::pair<std::string, int>, std::vector<MoveRecord>*>& live_games) {
+  if (live_games.empty()) return;
+  Statement log(db,
+                "SELECT seq, seat, move, at_ms, state_hash, room_id, game_number FROM move_log"
+                " ORDER BY id");
+  while (log.step()) {
+    const auto game =
+        live_games.find({log.column_text(5), static_cast<int>(log.column_int(6))});
+    if (game == live_games.end()) continue;
+    game->second->push_back(read_move(log, game->first.first, game->first.second));
+  }
+  for (auto& [key, moves] : live_games) sort_by_seq(*moves);
 }
 
 // One read transaction: everything loaded comes from the same committed snapshot.
@@ -515,10 +736,15 @@ LoadedState SqliteStore::load() {
     while (rooms.step()) {
       LoadedRoom loaded{read_room(rooms, db), {}};
       if (loaded.room.game_number > 0) {
-        loaded.moves = read_moves(db, loaded.room.id, loaded.room.game_number);
+        loaded.moves = read_archived(db, loaded.room.id, loaded.room.game_number);
       }
       state.rooms.push_back(std::move(loaded));
     }
+    std::map<std::pair<std::string, int>, std::vector<MoveRecord>*> live_games;
+    for (auto& loaded : state.rooms) {
+      if (is_live(loaded.room)) live_games[{loaded.room.id, loaded.room.game_number}] = &loaded.moves;
+    }
+    add_logged(db, live_games);
     return state;
   });
 }
@@ -543,9 +769,19 @@ std::optional<RoomHistory> SqliteStore::load_room(const std::string& room_id) {
       game.start_seq = games.column_int(2);
       game.started_ms = games.column_int(3);
       if (!games.is_null(4)) game.finished_ms = games.column_int(4);
-      game.moves = read_moves(db, room_id, game.game_number);
+      game.moves = read_archived(db, room_id, game.game_number);
       history.games.push_back(std::move(game));
     }
+    // Only the current game can be live; a replay of a finished game never reads the log.
+    std::map<std::pair<std::string, int>, std::vector<MoveRecord>*> live_games;
+    if (is_live(history.room)) {
+      for (auto& game : history.games) {
+        if (game.game_number == history.room.game_number) {
+          live_games[{room_id, game.game_number}] = &game.moves;
+        }
+      }
+    }
+    add_logged(db, live_games);
     return history;
   });
 }

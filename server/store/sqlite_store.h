@@ -13,11 +13,14 @@
 #include <deque>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -41,6 +44,10 @@ struct SqliteStoreOptions {
   std::chrono::microseconds batch_window{2000};
   std::size_t max_batch = 512;
   bool quick_check_at_open = true;  // PRAGMA quick_check: reads the whole file once
+  // move_log is trimmed up to the first row of its oldest live game. A live game whose first
+  // row falls more than max(log_slack, 4 x the live games' rows) rows behind the log's end is
+  // copied to the end, so an idle game does not pin the log (README.md).
+  std::size_t log_slack = 65536;
   // Where run-time write failures are reported (default: stderr).
   std::function<void(std::string_view)> log_error;
 };
@@ -86,6 +93,11 @@ class SqliteStore final : public Store {
   void write_player(const PlayerRecord& player);
   void write_room(const RoomRecord& room);
   void write_move(const MoveRecord& move);
+  struct LiveGame;
+  static std::string rowid_list(const LiveGame& game);
+  void archive(const std::string& room_id, const LiveGame& game);
+  void trim_log();
+  void rebuild_live();
   void report(std::string_view message) const;
 
   SqliteStoreOptions options_;
@@ -106,6 +118,23 @@ class SqliteStore final : public Store {
 
   // Writer thread only: games whose log has a failed move; their later moves are refused.
   std::set<std::pair<std::string, int>> broken_games_;
+
+  // Writer thread only (and the constructor): the live game of each room — its current game
+  // while the room is waiting or playing — and where its moves are in move_log. They stay
+  // there until the room record that ends the game copies them into `moves` (archive()).
+  struct LiveGame {
+    explicit LiveGame(int number) : game_number(number) {}
+    int game_number;
+    std::int64_t max_seq = std::numeric_limits<std::int64_t>::min();
+    std::vector<std::pair<std::int64_t, std::int64_t>> rows;  // (seq, log rowid), append order
+  };
+  std::unordered_map<std::string, LiveGame> live_;
+  std::size_t live_rows_ = 0;               // rows of all live games
+  std::optional<std::int64_t> log_floor_;   // no row of move_log is below it; nullopt: empty
+  std::int64_t log_tail_ = 0;               // the last rowid appended
+  bool archived_in_batch_ = false;          // trim the log at the end of this batch
+  unsigned commits_since_trim_ = 0;
+  bool live_stale_ = false;  // a batch was rolled back: rebuild live_ from the file
   std::thread writer_;
 };
 

@@ -107,6 +107,26 @@ class SqliteStoreTest : public ::testing::Test {
   std::unique_ptr<SqliteStore> open() const { return std::make_unique<SqliteStore>(options()); }
   fs::path file() const { return dir_ / "parlor.db"; }
 
+  // The first column of the first row of `sql`, on a connection of its own (like another
+  // process): -1 when there is none.
+  std::int64_t query(const std::string& sql) const {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open_v2(file().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* stmt = nullptr;
+    std::int64_t out = -1;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
+    if (sqlite3_step(stmt) == SQLITE_ROW) out = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return out;
+  }
+  std::int64_t logged_rows(const std::string& room_id) const {
+    return query("SELECT count(*) FROM move_log WHERE room_id = '" + room_id + "'");
+  }
+  std::int64_t archived_rows(const std::string& room_id) const {
+    return query("SELECT count(*) FROM moves WHERE room_id = '" + room_id + "'");
+  }
+
   // The message of the StoreError that opening throws ("" when it opens).
   std::string open_error(const SqliteStoreOptions& with) const {
     try {
@@ -151,6 +171,15 @@ RoomRecord started(RoomRecord record, int game_number, std::uint64_t seed, std::
   record.start_seq = start_seq;
   record.game_started_ms = 1'700'000'001'000 + game_number;
   record.finished_ms.reset();
+  return record;
+}
+
+// The record that ends a room's current game: finished, or abandoned by the sweeper.
+RoomRecord ended(RoomRecord record, StoredRoomStatus status = StoredRoomStatus::kFinished) {
+  record.status = status;
+  if (status == StoredRoomStatus::kFinished) {
+    record.finished_ms = 1'700'000'009'000 + record.game_number;
+  }
   return record;
 }
 
@@ -315,6 +344,239 @@ TEST_F(SqliteStoreTest, LoadReturnsUnfinishedRoomsWithTheCurrentGamesMovesInOrde
   EXPECT_FALSE(store->load_room("nope"));
 }
 
+// ---- the move log and archiving ------------------------------------------------------------
+
+void expect_moves(const std::vector<MoveRecord>& got, const std::string& room_id, int game,
+                  std::vector<std::int64_t> seqs) {
+  ASSERT_EQ(got.size(), seqs.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const MoveRecord want = move(room_id, game, seqs[i], got[i].seat);
+    EXPECT_EQ(got[i].room_id, room_id);
+    EXPECT_EQ(got[i].game_number, game);
+    EXPECT_EQ(got[i].seq, want.seq);
+    EXPECT_EQ(got[i].move, want.move);
+    EXPECT_EQ(got[i].at_ms, want.at_ms);
+    EXPECT_EQ(got[i].state_hash, want.state_hash);
+  }
+}
+
+TEST_F(SqliteStoreTest, AFinishedGameIsArchivedIntoMovesAndItsLogRowsAreTrimmed) {
+  auto store = open();
+  store->save_player(player("p1"), nullptr);
+  const RoomRecord game1 = started(room("r1", "p1"), 1, 11, 0);
+  store->save_room(game1, nullptr);
+  for (int seq = 1; seq <= 5; ++seq) store->append_move(move("r1", 1, seq), nullptr);
+  store->flush();
+  EXPECT_EQ(logged_rows("r1"), 5);
+  EXPECT_EQ(archived_rows("r1"), 0);
+  // A replay of the game in progress reads the log.
+  auto history = store->load_room("r1");
+  ASSERT_TRUE(history);
+  ASSERT_EQ(history->games.size(), 1u);
+  expect_moves(history->games[0].moves, "r1", 1, {1, 2, 3, 4, 5});
+
+  Outcomes outcomes;
+  store->save_room(ended(game1), outcomes.callback());
+  store->flush();
+  EXPECT_EQ(outcomes.ok, 1);
+  EXPECT_EQ(archived_rows("r1"), 5);
+  EXPECT_EQ(query("SELECT count(*) FROM move_log"), 0) << "no live game: the whole log goes";
+  history = store->load_room("r1");
+  ASSERT_TRUE(history);
+  EXPECT_TRUE(history->games[0].finished_ms);
+  expect_moves(history->games[0].moves, "r1", 1, {1, 2, 3, 4, 5});
+  EXPECT_TRUE(store->load().rooms.empty());
+
+  // The rematch logs again; its replay and recovery read the log, game 1's read moves.
+  store->save_room(started(room("r1", "p1"), 2, 22, 6), nullptr);
+  for (int seq = 7; seq <= 8; ++seq) store->append_move(move("r1", 2, seq), nullptr);
+  store->flush();
+  EXPECT_EQ(logged_rows("r1"), 2);
+  EXPECT_EQ(archived_rows("r1"), 5);
+  const auto state = store->load();
+  ASSERT_EQ(state.rooms.size(), 1u);
+  expect_moves(state.rooms[0].moves, "r1", 2, {7, 8});
+  history = store->load_room("r1");
+  ASSERT_TRUE(history);
+  ASSERT_EQ(history->games.size(), 2u);
+  expect_moves(history->games[0].moves, "r1", 1, {1, 2, 3, 4, 5});
+  expect_moves(history->games[1].moves, "r1", 2, {7, 8});
+}
+
+TEST_F(SqliteStoreTest, AnAbandonedGameIsArchivedAndTheLogKeepsWhatRunningGamesNeed) {
+  auto store = open();
+  store->save_player(player("p1"), nullptr);
+  const RoomRecord r1 = started(room("r1", "p1"), 1, 11, 0);
+  const RoomRecord r2 = started(room("r2", "p1"), 1, 22, 0);
+  store->save_room(r1, nullptr);
+  store->save_room(r2, nullptr);
+  // Log rows 1-3 r1, 4-5 r2, 6 r1, 7 r2.
+  for (int seq = 1; seq <= 3; ++seq) store->append_move(move("r1", 1, seq), nullptr);
+  for (int seq = 1; seq <= 2; ++seq) store->append_move(move("r2", 1, seq), nullptr);
+  store->append_move(move("r1", 1, 4), nullptr);
+  store->append_move(move("r2", 1, 3), nullptr);
+  store->save_room(ended(r1, StoredRoomStatus::kAbandoned), nullptr);
+  store->flush();
+  EXPECT_EQ(archived_rows("r1"), 4);
+  EXPECT_EQ(archived_rows("r2"), 0);
+  // Trimmed up to r2's first row: r1's rows before it are gone, its row 6 waits for r2.
+  EXPECT_EQ(query("SELECT min(id) FROM move_log"), 4);
+  EXPECT_EQ(logged_rows("r2"), 3);
+  EXPECT_EQ(logged_rows("r1"), 1);
+  // An archived game is read from moves only: row 6 is not counted twice.
+  const auto history = store->load_room("r1");
+  ASSERT_TRUE(history);
+  EXPECT_EQ(history->room.status, StoredRoomStatus::kAbandoned);
+  expect_moves(history->games.at(0).moves, "r1", 1, {1, 2, 3, 4});
+  const auto state = store->load();
+  ASSERT_EQ(state.rooms.size(), 1u);
+  EXPECT_EQ(state.rooms[0].room.id, "r2");
+  expect_moves(state.rooms[0].moves, "r2", 1, {1, 2, 3});
+
+  store->save_room(ended(r2), nullptr);
+  store->flush();
+  EXPECT_EQ(archived_rows("r2"), 3);
+  EXPECT_EQ(query("SELECT count(*) FROM move_log"), 0);
+}
+
+TEST_F(SqliteStoreTest, UnfinishedGamesRecoverFromTheLogAndArchiveAfterReopening) {
+  const RoomRecord r1 = started(room("r1", "p1"), 1, 11, 0);
+  const RoomRecord r2 = started(room("r2", "p1"), 1, 22, 0);
+  {
+    auto store = open();
+    store->save_player(player("p1"), nullptr);
+    store->save_room(r1, nullptr);
+    store->save_room(r2, nullptr);
+    for (int seq = 1; seq <= 3; ++seq) store->append_move(move("r1", 1, seq), nullptr);
+    for (int seq = 1; seq <= 2; ++seq) store->append_move(move("r2", 1, seq), nullptr);
+  }
+  {
+    auto store = open();
+    const auto state = store->load();
+    ASSERT_EQ(state.rooms.size(), 2u);
+    expect_moves(state.rooms[0].moves, "r1", 1, {1, 2, 3});
+    expect_moves(state.rooms[1].moves, "r2", 1, {1, 2});
+    // The writer knows the logged games again: a seq the log has is refused...
+    Outcomes duplicate;
+    store->append_move(move("r2", 1, 2), duplicate.callback());
+    // ...and ending r1 archives its moves from before and after the reopening.
+    Outcomes outcomes;
+    for (int seq = 4; seq <= 5; ++seq) store->append_move(move("r1", 1, seq), outcomes.callback());
+    store->save_room(ended(r1), outcomes.callback());
+    store->flush();
+    EXPECT_EQ(duplicate.failed, 1);
+    EXPECT_EQ(outcomes.ok, 3);
+    EXPECT_EQ(archived_rows("r1"), 5);
+    EXPECT_EQ(logged_rows("r1"), 2) << "rows after r2's first stay until r2 ends";
+  }
+  auto store = open();
+  // Reopened again: r1's leftover log rows belong to an archived game and are ignored.
+  const auto state = store->load();
+  ASSERT_EQ(state.rooms.size(), 1u);
+  expect_moves(state.rooms[0].moves, "r2", 1, {1, 2});
+  const auto history = store->load_room("r1");
+  ASSERT_TRUE(history);
+  expect_moves(history->games.at(0).moves, "r1", 1, {1, 2, 3, 4, 5});
+  store->save_room(ended(r2, StoredRoomStatus::kAbandoned), nullptr);
+  store->flush();
+  EXPECT_EQ(archived_rows("r1"), 5);
+  EXPECT_EQ(archived_rows("r2"), 2);
+  EXPECT_EQ(query("SELECT count(*) FROM move_log"), 0);
+}
+
+TEST_F(SqliteStoreTest, AnIdleGameIsMovedToTheLogsEndSoTheLogStaysSmall) {
+  auto with = options();
+  with.log_slack = 8;
+  const RoomRecord idle = started(room("idle", "p1"), 1, 11, 0);
+  {
+    SqliteStore store(with);
+    store.save_player(player("p1"), nullptr);
+    store.save_room(idle, nullptr);
+    store.save_room(started(room("busy", "p1"), 1, 22, 0), nullptr);
+    for (int seq = 1; seq <= 2; ++seq) store.append_move(move("idle", 1, seq), nullptr);
+    store.flush();
+    for (int seq = 1; seq <= 20; ++seq) store.append_move(move("busy", 1, seq), nullptr);
+    store.flush();
+    EXPECT_EQ(query("SELECT count(*) FROM move_log"), 22);
+    // busy ends: idle's first row is 20 rows behind the end, more than the slack of 8, so its
+    // rows are copied to the end and everything before them goes.
+    store.save_room(ended(started(room("busy", "p1"), 1, 22, 0)), nullptr);
+    store.flush();
+    EXPECT_EQ(query("SELECT count(*) FROM move_log"), 2);
+    EXPECT_EQ(query("SELECT min(id) FROM move_log"), 23);
+    EXPECT_EQ(archived_rows("busy"), 20);
+    const auto state = store.load();
+    ASSERT_EQ(state.rooms.size(), 1u);
+    expect_moves(state.rooms[0].moves, "idle", 1, {1, 2});
+    store.append_move(move("idle", 1, 3), nullptr);
+  }
+  SqliteStore store(with);
+  const auto state = store.load();
+  ASSERT_EQ(state.rooms.size(), 1u);
+  expect_moves(state.rooms[0].moves, "idle", 1, {1, 2, 3});
+  store.save_room(ended(idle), nullptr);
+  store.flush();
+  EXPECT_EQ(archived_rows("idle"), 3);
+  EXPECT_EQ(query("SELECT count(*) FROM move_log"), 0);
+}
+
+// A file as the build before the move log (schema version 2) left it, mid-game.
+TEST_F(SqliteStoreTest, AVersion2FileWithAnUnfinishedGameRecoversAfterMigration) {
+  fs::create_directories(dir_);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
+    std::string sql = std::string(sqlite::migration(0)) + std::string(sqlite::migration(1)) +
+                      "PRAGMA application_id = " + std::to_string(sqlite::kApplicationId) +
+                      "; PRAGMA user_version = 2;"
+                      "INSERT INTO players VALUES ('p1', 'P', zeroblob(32), 1);"
+                      "INSERT INTO rooms VALUES ('live', 'hearts', 4, '{}', '{}', 'p1', "
+                      "  'playing', 1, 1, NULL);"
+                      "INSERT INTO rooms VALUES ('done', 'hearts', 4, '{}', '{}', 'p1', "
+                      "  'finished', 1, 1, 9);"
+                      "INSERT INTO games VALUES ('live', 1, 11, 0, 2, NULL), "
+                      "  ('done', 1, 22, 0, 2, 9);";
+    for (const auto& m : {move("live", 1, 1), move("live", 1, 2), move("live", 1, 3),
+                          move("done", 1, 1), move("done", 1, 2)}) {
+      sql += "INSERT INTO moves VALUES ('" + m.room_id + "', 1, " + std::to_string(m.seq) +
+             ", 0, '" + m.move.dump() + "', " + std::to_string(m.at_ms) + ", " +
+             (m.state_hash ? std::to_string(static_cast<std::int64_t>(*m.state_hash)) : "NULL") +
+             ");";
+    }
+    char* error = nullptr;
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << error;
+    sqlite3_close(db);
+  }
+  auto store = open();
+  EXPECT_EQ(query("PRAGMA user_version"), sqlite::kSchemaVersion);
+  // The live game's moves moved to the log; the finished game's stayed.
+  EXPECT_EQ(logged_rows("live"), 3);
+  EXPECT_EQ(archived_rows("live"), 0);
+  EXPECT_EQ(archived_rows("done"), 2);
+  const auto state = store->load();
+  ASSERT_EQ(state.rooms.size(), 1u);
+  EXPECT_EQ(state.rooms[0].room.id, "live");
+  EXPECT_EQ(state.rooms[0].room.seed, 11u);
+  expect_moves(state.rooms[0].moves, "live", 1, {1, 2, 3});
+  const auto done = store->load_room("done");
+  ASSERT_TRUE(done);
+  expect_moves(done->games.at(0).moves, "done", 1, {1, 2});
+
+  // The game goes on and ends as any other.
+  Outcomes outcomes;
+  store->append_move(move("live", 1, 4), outcomes.callback());
+  store->flush();
+  EXPECT_EQ(outcomes.ok, 1);
+  RoomRecord live = state.rooms[0].room;
+  live.status = StoredRoomStatus::kFinished;
+  live.finished_ms = 10;
+  store->save_room(live, outcomes.callback());
+  store->flush();
+  EXPECT_EQ(outcomes.ok, 2);
+  EXPECT_EQ(archived_rows("live"), 4);
+  EXPECT_EQ(query("SELECT count(*) FROM move_log"), 0);
+}
+
 TEST_F(SqliteStoreTest, SavingARoomAgainReplacesItsSeats) {
   auto store = open();
   store->save_player(player("p1"), nullptr);
@@ -348,7 +610,11 @@ TEST_F(SqliteStoreTest, OnDurableRunsOnlyOnceTheMoveIsCommitted) {
       sqlite3* db = nullptr;
       ASSERT_EQ(sqlite3_open_v2(file().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
       sqlite3_stmt* stmt = nullptr;
-      const std::string sql = "SELECT count(*) FROM moves WHERE seq = " + std::to_string(seq);
+      // A live game's moves are in move_log until it is archived into moves.
+      const std::string sql = "SELECT (SELECT count(*) FROM moves WHERE seq = " +
+                              std::to_string(seq) +
+                              ") + (SELECT count(*) FROM move_log WHERE seq = " +
+                              std::to_string(seq) + ")";
       ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK);
       ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
       std::lock_guard lock(mutex);

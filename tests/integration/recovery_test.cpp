@@ -172,7 +172,8 @@ TEST(Recovery, AGameThatNoLongerReplaysIdenticallyIsFrozen) {
   // Pretend a different engine wrote the log: its checkpoints no longer match.
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((dir / "parlor.db").c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE moves SET state_hash = state_hash + 1 WHERE state_hash IS NOT NULL",
+  // The game is unfinished, so its moves are in the store's move log.
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE move_log SET state_hash = state_hash + 1 WHERE state_hash IS NOT NULL",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   EXPECT_GT(sqlite3_changes(db), 0);
