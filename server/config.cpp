@@ -75,7 +75,7 @@ const std::map<std::string, Flag>& flags() {
                         c.store_sync = v;
                         return v == "full" || v == "normal";
                       }}},
-      {"store-batch-us", {"group commit window of the store's writer (default 2000)",
+      {"store-batch-us", {"group commit window of the store's writer (default 500)",
                           duration_flag(&ServerConfig::store_batch_window, 1'000'000L)}},
       {"data-dir", {"directory of the SQLite store (default ./data; created if missing)",
                     [](const std::string& v, ServerConfig& c) { c.data_dir = v; return !v.empty(); }}},

@@ -25,7 +25,7 @@ struct ServerConfig {
   // (server/store/README.md).
   std::string store_sync = "full";
   // Group commit: how long the store's writer waits after the oldest queued write for more.
-  std::chrono::microseconds store_batch_window{2000};
+  std::chrono::microseconds store_batch_window{500};
 
   std::string tls_cert;  // PEM files; both set turns on https/wss on the same port
   std::string tls_key;

@@ -42,7 +42,7 @@ TEST(Config, StoreDurabilityAndGroupCommit) {
   auto defaults = parse({}, error);
   ASSERT_TRUE(defaults) << error;
   EXPECT_EQ(defaults->store_sync, "full");
-  EXPECT_EQ(defaults->store_batch_window, std::chrono::microseconds(2000));
+  EXPECT_EQ(defaults->store_batch_window, std::chrono::microseconds(500));
   auto config = parse({"--store-sync", "normal", "--store-batch-us", "500"}, error);
   ASSERT_TRUE(config) << error;
   EXPECT_EQ(config->store_sync, "normal");

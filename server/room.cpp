@@ -359,7 +359,7 @@ void Room::begin_game() {
   log_info("room " + id() + " started " + setup_.game->kind);
   // The new deal's seed must be durable before anyone sees the deal.
   persist_room(/*gate_frames=*/true);
-  publish_room();
+  publish_room(/*persist=*/false);  // just saved
   after_accepted(Json::array({Json{{"type", "start"}}}), std::nullopt);
 }
 
@@ -549,8 +549,8 @@ protocol::RoomSummary Room::summary() const {
   return out;
 }
 
-void Room::publish_room() {
-  persist_room();
+void Room::publish_room(bool persist) {
+  if (persist) persist_room();
   auto shared = std::make_shared<const protocol::RoomSummary>(summary());
   for (std::size_t s = 0; s < seats_.size(); ++s) {
     if (seats_[s] && seats_[s]->player) {

@@ -131,7 +131,8 @@ class Room : public std::enable_shared_from_this<Room> {
   bool any_human_connected() const;
 
   protocol::RoomSummary summary() const;
-  void publish_room();   // room push to everyone + lobby summary update
+  // Room push to everyone + lobby summary update; `persist`: save the room record too.
+  void publish_room(bool persist = true);
   void push_room_to(const std::shared_ptr<Player>& player);
   // A state push for `viewer`: the move's shared parts around its view and prompt.
   std::string state_frame(const protocol::StateFrameParts& parts, Seat viewer, bool acts) const;

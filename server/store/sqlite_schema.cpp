@@ -167,6 +167,14 @@ std::string_view migration(std::int64_t from_version) {
 }
 
 std::unique_ptr<Db> open_writer(const std::filesystem::path& file, const OpenOptions& options) {
+  // SQLite's memory statistics take a global mutex on every allocation; nothing reads them.
+  // The setting is process-wide and only takes before SQLite initializes (otherwise SQLite
+  // refuses it, harmlessly).
+  static const bool memory_statistics_off = [] {
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    return true;
+  }();
+  static_cast<void>(memory_statistics_off);
   try {
     auto db = std::make_unique<Db>(file);
     sqlite3_busy_timeout(db->get(), 5000);

@@ -41,7 +41,7 @@ struct SqliteStoreOptions {
   enum class Synchronous { kFull, kNormal } synchronous = Synchronous::kFull;
   // Group commit: how long the writer waits after the oldest queued write for more to join
   // its batch, and the most writes one transaction takes.
-  std::chrono::microseconds batch_window{2000};
+  std::chrono::microseconds batch_window{500};
   std::size_t max_batch = 512;
   bool quick_check_at_open = true;  // PRAGMA quick_check: reads the whole file once
   // move_log is trimmed up to the first row of its oldest live game. A live game whose first
