@@ -77,6 +77,9 @@ const std::map<std::string, Flag>& flags() {
                       }}},
       {"store-batch-us", {"group commit window of the store's writer (default 500)",
                           duration_flag(&ServerConfig::store_batch_window, 1'000'000L)}},
+      {"replay-retention-hours", {"keep finished games (replays) in the store for (default 720; "
+                                  "0: forever)",
+                                  duration_flag(&ServerConfig::replay_retention, 24L * 365 * 100)}},
       {"data-dir", {"directory of the SQLite store (default ./data; created if missing)",
                     [](const std::string& v, ServerConfig& c) { c.data_dir = v; return !v.empty(); }}},
       {"tls-cert", {"PEM certificate chain: serve https/wss",
@@ -212,6 +215,13 @@ std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std:
   }
   if (config.dead_after < std::chrono::milliseconds(100)) {
     error = "--dead-after-ms must be at least 100";
+    return std::nullopt;
+  }
+  // A finished room still in memory may start a rematch; its record must still be there.
+  if (config.replay_retention.count() > 0 &&
+      config.replay_retention < config.finished_room_retention) {
+    error = "--replay-retention-hours must be 0 (forever) or at least as long as "
+            "--finished-room-retention-s";
     return std::nullopt;
   }
   return config;

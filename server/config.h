@@ -26,6 +26,8 @@ struct ServerConfig {
   std::string store_sync = "full";
   // Group commit: how long the store's writer waits after the oldest queued write for more.
   std::chrono::microseconds store_batch_window{500};
+  // Finished and abandoned rooms stay in the store this long (their replays); 0: forever.
+  std::chrono::hours replay_retention{24 * 30};
 
   std::string tls_cert;  // PEM files; both set turns on https/wss on the same port
   std::string tls_key;

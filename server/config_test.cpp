@@ -52,6 +52,20 @@ TEST(Config, StoreDurabilityAndGroupCommit) {
   EXPECT_FALSE(parse({"--store-batch-us", "-1"}, error));
 }
 
+TEST(Config, ReplayRetention) {
+  std::string error;
+  auto defaults = parse({}, error);
+  ASSERT_TRUE(defaults) << error;
+  EXPECT_EQ(defaults->replay_retention, std::chrono::hours(24 * 30));
+  auto forever = parse({"--replay-retention-hours", "0"}, error);
+  ASSERT_TRUE(forever) << error;
+  EXPECT_EQ(forever->replay_retention.count(), 0);
+  // Shorter than finished rooms are kept in memory: a rematch could lose its record.
+  EXPECT_FALSE(parse({"--replay-retention-hours", "1", "--finished-room-retention-s", "7200"},
+                     error));
+  EXPECT_NE(error.find("--replay-retention-hours"), std::string::npos);
+}
+
 TEST(Config, EnvironmentIsOverriddenByFlags) {
   ::setenv("PARLOR_PORT", "9001", 1);
   std::string error;

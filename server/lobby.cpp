@@ -205,6 +205,15 @@ void Lobby::sweep() {
       rooms_.erase(id);
     });
   }
+  // Replays past their retention leave the store: at start, then hourly (it is one DELETE
+  // on the store's writer thread).
+  if (store_ && config_.replay_retention.count() > 0 &&
+      (!last_prune_ || now - *last_prune_ >= std::chrono::hours(1))) {
+    last_prune_ = now;
+    const auto cutoff = std::chrono::system_clock::now() - config_.replay_retention;
+    store_->prune_ended_rooms(
+        std::chrono::duration_cast<std::chrono::milliseconds>(cutoff.time_since_epoch()).count());
+  }
 }
 
 void Lobby::shutdown() {

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -59,6 +60,7 @@ class Lobby {
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> rooms_;
   boost::asio::steady_timer sweeper_;
+  std::optional<Clock::time_point> last_prune_;  // the store's replay retention, hourly
   std::atomic<bool> stopped_{false};
 };
 

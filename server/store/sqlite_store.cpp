@@ -161,11 +161,19 @@ struct SqliteStore::Statements {
                        " l.at_ms, l.state_hash FROM json_each(?1) AS j"
                        " CROSS JOIN move_log AS l ON l.id = j.value"),
         trim_below(db, "DELETE FROM move_log WHERE id < ?1"),
-        trim_all(db, "DELETE FROM move_log") {}
+        trim_all(db, "DELETE FROM move_log"),
+        // An abandoned room has no finished_ms (its game never ended, and a finished_ms would
+        // open its replays to every seat): its age counts from its last game's start.
+        prune_rooms(db,
+                    "DELETE FROM rooms WHERE status IN ('finished', 'abandoned')"
+                    " AND COALESCE(finished_ms,"
+                    " (SELECT max(started_ms) FROM games WHERE games.room_id = rooms.id),"
+                    " created_ms) < ?1") {}
 
   Statement begin, commit, rollback, savepoint, release, rollback_to;
   Statement upsert_player, upsert_room, delete_seats, insert_seat, upsert_game, insert_move;
   Statement append_log, archive_moves, relocate_moves, trim_below, trim_all;
+  Statement prune_rooms;  // cascades to seats, games and moves
 };
 
 SqliteStore::SqliteStore(SqliteStoreOptions options)
@@ -235,6 +243,10 @@ void SqliteStore::save_room(RoomRecord room, DurableCallback on_durable) {
 
 void SqliteStore::append_move(MoveRecord move, DurableCallback on_durable) {
   enqueue({std::move(move), std::move(on_durable), std::chrono::steady_clock::now()});
+}
+
+void SqliteStore::prune_ended_rooms(UnixMillis before_ms) {
+  enqueue({PruneBefore{before_ms}, nullptr, std::chrono::steady_clock::now()});
 }
 
 void SqliteStore::flush() {
@@ -383,6 +395,9 @@ bool SqliteStore::write_one(const Write& write) {
       what = "room " + move->room_id + " game " + std::to_string(move->game_number) + " move seq " +
              std::to_string(move->seq);
       write_move(*move);
+    } else if (const auto* prune = std::get_if<PruneBefore>(&write.record)) {
+      what = "pruning rooms that ended before " + std::to_string(prune->before_ms);
+      statements_->prune_rooms.bind(1, prune->before_ms).run();
     }
     return true;
   } catch (const std::exception& e) {

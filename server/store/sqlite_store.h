@@ -71,6 +71,7 @@ class SqliteStore final : public Store {
   void save_player(PlayerRecord player, DurableCallback on_durable) override;
   void save_room(RoomRecord room, DurableCallback on_durable) override;
   void append_move(MoveRecord move, DurableCallback on_durable) override;
+  void prune_ended_rooms(UnixMillis before_ms) override;
   void flush() override;
   LoadedState load() override;
   std::optional<RoomHistory> load_room(const std::string& room_id) override;
@@ -78,8 +79,11 @@ class SqliteStore final : public Store {
 
  private:
   struct FlushMarker {};
+  struct PruneBefore {
+    UnixMillis before_ms = 0;
+  };
   struct Write {
-    std::variant<FlushMarker, PlayerRecord, RoomRecord, MoveRecord> record;
+    std::variant<FlushMarker, PlayerRecord, RoomRecord, MoveRecord, PruneBefore> record;
     DurableCallback on_durable;
     std::chrono::steady_clock::time_point queued_at;
   };

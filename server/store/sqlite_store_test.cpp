@@ -577,6 +577,48 @@ TEST_F(SqliteStoreTest, AVersion2FileWithAnUnfinishedGameRecoversAfterMigration)
   EXPECT_EQ(query("SELECT count(*) FROM move_log"), 0);
 }
 
+TEST_F(SqliteStoreTest, RoomsEndedBeforeTheRetentionCutoffAreDeletedWithTheirGamesAndMoves) {
+  auto store = open();
+  store->save_player(player("p1"), nullptr);
+  // Finished at 1'700'000'009'001 (ended()): before the cutoff below.
+  const RoomRecord old_game = started(room("old", "p1"), 1, 11, 0);
+  store->save_room(old_game, nullptr);
+  for (int seq = 1; seq <= 3; ++seq) store->append_move(move("old", 1, seq), nullptr);
+  store->save_room(ended(old_game), nullptr);
+  // Finished after the cutoff.
+  RoomRecord recent = ended(started(room("recent", "p1"), 1, 12, 0));
+  recent.finished_ms = 1'800'000'000'000;
+  store->save_room(recent, nullptr);
+  // Abandoned: its last game started before the cutoff, then again one started after it.
+  store->save_room(ended(started(room("gone", "p1"), 1, 13, 0), StoredRoomStatus::kAbandoned),
+                   nullptr);
+  RoomRecord abandoned_late =
+      ended(started(room("late", "p1"), 1, 14, 0), StoredRoomStatus::kAbandoned);
+  abandoned_late.game_started_ms = 1'800'000'000'000;
+  store->save_room(abandoned_late, nullptr);
+  // Still playing or waiting, however old: never pruned.
+  const RoomRecord playing = started(room("playing", "p1"), 1, 15, 0);
+  store->save_room(playing, nullptr);
+  store->append_move(move("playing", 1, 1), nullptr);
+  store->save_room(room("waiting", "p1"), nullptr);
+  store->flush();
+  ASSERT_EQ(archived_rows("old"), 3);
+
+  store->prune_ended_rooms(1'750'000'000'000);
+  store->flush();
+  EXPECT_FALSE(store->load_room("old"));
+  EXPECT_FALSE(store->load_room("gone"));
+  EXPECT_EQ(archived_rows("old"), 0) << "the moves go with their room";
+  EXPECT_EQ(query("SELECT count(*) FROM games WHERE room_id IN ('old', 'gone')"), 0);
+  EXPECT_EQ(query("SELECT count(*) FROM room_seats WHERE room_id IN ('old', 'gone')"), 0);
+  EXPECT_TRUE(store->load_room("recent"));
+  EXPECT_TRUE(store->load_room("late"));
+  EXPECT_TRUE(store->load_room("waiting"));
+  const auto state = store->load();
+  ASSERT_EQ(state.rooms.size(), 2u) << "playing and waiting rooms recover as before";
+  ASSERT_EQ(state.players.size(), 1u) << "players are kept";
+}
+
 TEST_F(SqliteStoreTest, SavingARoomAgainReplacesItsSeats) {
   auto store = open();
   store->save_player(player("p1"), nullptr);

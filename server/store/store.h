@@ -136,6 +136,10 @@ class Store {
   // fail too, so a log never has a gap.
   virtual void append_move(MoveRecord move, DurableCallback on_durable) = 0;
 
+  // Deletes the rooms that ended (finished or abandoned) before `before_ms`, with their seats,
+  // games and moves: how long replays are kept. Queued behind the writes before it.
+  virtual void prune_ended_rooms(UnixMillis before_ms) = 0;
+
   // Blocks until every write queued before the call has been committed (or has failed).
   // Never call it from an on_durable callback.
   virtual void flush() = 0;

@@ -10,11 +10,14 @@
 #include <sqlite3.h>
 
 #include <array>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "games/registry.h"
 #include "games/testing/self_play.h"
+#include "server/store/sqlite_store.h"
 #include "server/store/store.h"
 #include "tests/support/game_driver.h"
 #include "tests/support/server_fixture.h"
@@ -189,6 +192,65 @@ TEST(Recovery, AGameThatNoLongerReplaysIdenticallyIsFrozen) {
   const Json refused = alice->request(
       {{"type", "move"}, {"room", room}, {"move", {{"action", "pass"}}}});
   EXPECT_EQ(refused["code"], "not_allowed");
+  std::filesystem::remove_all(dir);
+}
+
+std::int64_t count_rooms(const std::filesystem::path& dir, const std::string& id) {
+  sqlite3* db = nullptr;
+  std::int64_t count = -1;
+  if (sqlite3_open_v2((dir / "parlor.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* statement = nullptr;
+    const std::string sql = "SELECT count(*) FROM rooms WHERE id = '" + id + "'";
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) == SQLITE_OK &&
+        sqlite3_step(statement) == SQLITE_ROW) {
+      count = sqlite3_column_int64(statement, 0);
+    }
+    sqlite3_finalize(statement);
+  }
+  sqlite3_close(db);
+  return count;
+}
+
+TEST(Recovery, FinishedRoomsPastTheReplayRetentionLeaveTheStore) {
+  const auto dir = fresh_dir("retention");
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  {
+    server::SqliteStoreOptions options;
+    options.data_dir = dir;
+    server::SqliteStore store(options);
+    store.save_player({"p1", "Ann", {}, now_ms}, nullptr);
+    for (const auto& [id, finished_ms] :
+         {std::pair<std::string, std::int64_t>{"old", now_ms - 3 * 3'600'000},
+          std::pair<std::string, std::int64_t>{"recent", now_ms - 60'000}}) {
+      server::RoomRecord room;
+      room.id = id;
+      room.kind = "bigtwo";
+      room.seats = 4;
+      room.creator_id = "p1";
+      room.occupants = {server::SeatRecord{"p1", "Ann", std::nullopt}};
+      room.status = server::StoredRoomStatus::kFinished;
+      room.game_number = 1;
+      room.created_ms = finished_ms - 60'000;
+      room.game_started_ms = finished_ms - 60'000;
+      room.finished_ms = finished_ms;
+      store.save_room(room, nullptr);
+    }
+    store.flush();
+  }
+  ASSERT_EQ(count_rooms(dir, "old"), 1);
+  auto config = durable_config(dir);
+  config.replay_retention = std::chrono::hours(2);
+  config.finished_room_retention = std::chrono::seconds(1);  // sweeps every half second
+  ServerFixture fixture(config);
+  // The first sweep after the start prunes what ended more than two hours ago.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (count_rooms(dir, "old") != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(count_rooms(dir, "old"), 0) << "ended three hours ago: past the retention";
+  EXPECT_EQ(count_rooms(dir, "recent"), 1) << "ended a minute ago: kept";
   std::filesystem::remove_all(dir);
 }
 
