@@ -5,6 +5,9 @@
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/websocket/ssl.hpp>
 
+#include <algorithm>
+#include <span>
+
 #include "protocol/decode.h"
 #include "protocol/encode.h"
 #include "server/log.h"
@@ -47,7 +50,6 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
     response.set(beast::http::field::server, "parlor");
   }));
   ws_.read_message_max(config.max_message_bytes);
-  ws_.auto_fragment(false);
   client_.connection = this->shared_from_this();
   state_->register_connection(client_.connection);
   ws_.async_accept(request,
@@ -57,7 +59,6 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
 template <class Stream>
 void WsSession<Stream>::on_accept(beast::error_code ec) {
   if (ec) return finish();
-  ws_.text(true);
   do_read();
 }
 
@@ -83,7 +84,7 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
       return do_close(websocket::close_code::policy_error, "rate limit exceeded repeatedly");
     }
     state_->metrics().count_reject("rate_limited");
-    enqueue(make_frame(protocol::encode_error(
+    send(make_frame(protocol::encode_error(
         nullptr, "rate_limited", "too many messages; slow down (request dropped)")));
     return do_read();
   }
@@ -91,7 +92,7 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
   buffer_.consume(buffer_.size());
   if (auto* error = std::get_if<protocol::DecodeError>(&decoded)) {
     state_->metrics().count_reject(std::string(protocol::wire_name(error->code)));
-    enqueue(make_frame(protocol::encode_error(error->id, error->code, error->message)));
+    send(make_frame(protocol::encode_error(error->id, error->code, error->message)));
   } else {
     state_->handle(client_, std::move(std::get<protocol::Request>(decoded)), received);
   }
@@ -112,9 +113,25 @@ bool WsSession<Stream>::take_rate_token() {
 
 template <class Stream>
 void WsSession<Stream>::send(Frame frame) {
-  net::dispatch(ws_.get_executor(), [self = this->shared_from_this(), frame = std::move(frame)] {
-    self->enqueue(frame);
-  });
+  bool first = false;
+  {
+    std::lock_guard lock(inbox_mutex_);
+    first = inbox_.empty();
+    inbox_.push_back(std::move(frame));
+  }
+  // Posted, never dispatched: the sender may have more frames for this client in the same turn.
+  if (first) net::post(ws_.get_executor(), [self = this->shared_from_this()] { self->drain_inbox(); });
+}
+
+template <class Stream>
+void WsSession<Stream>::drain_inbox() {
+  {
+    std::lock_guard lock(inbox_mutex_);
+    arrived_.swap(inbox_);
+  }
+  for (Frame& frame : arrived_) enqueue(std::move(frame));
+  arrived_.clear();
+  if (!writing_ && !queue_.empty() && !closing_) do_write();
 }
 
 template <class Stream>
@@ -136,22 +153,38 @@ void WsSession<Stream>::enqueue(Frame frame) {
   queued_bytes_ += frame->size();
   state_->metrics().bytes_out.fetch_add(frame->size(), std::memory_order_relaxed);
   queue_.push_back(std::move(frame));
-  if (!writing_) do_write();
 }
 
 template <class Stream>
 void WsSession<Stream>::do_write() {
   writing_ = true;
-  ws_.async_write(net::buffer(*queue_.front()),
-                  beast::bind_front_handler(&WsSession::on_write, this->shared_from_this()));
+  frames_in_flight_ = std::min(queue_.size(), kMaxBatchFrames);
+  buffers_.clear();
+  for (std::size_t i = 0; i < frames_in_flight_; ++i) {
+    const std::string& payload = *queue_[i];
+    buffers_.emplace_back(headers_[i].data(), text_frame_header(payload.size(), headers_[i]));
+    buffers_.emplace_back(payload.data(), payload.size());
+  }
+  auto on_written = beast::bind_front_handler(&WsSession::on_write, this->shared_from_this());
+  if constexpr (std::is_same_v<Stream, PlainWsSocket>) {
+    ws_.next_layer().async_write_frames(std::span<const net::const_buffer>(buffers_),
+                                        std::move(on_written));
+  } else {
+    flat_.clear();
+    for (const auto& part : buffers_) flat_.append(static_cast<const char*>(part.data()), part.size());
+    ws_.next_layer().async_write_frames(net::buffer(flat_), std::move(on_written));
+  }
 }
 
 template <class Stream>
 void WsSession<Stream>::on_write(beast::error_code ec, std::size_t) {
   writing_ = false;
   if (queue_.empty()) return;  // cleared by a close
-  queued_bytes_ -= queue_.front()->size();
-  queue_.pop_front();
+  for (std::size_t i = 0; i < frames_in_flight_ && !queue_.empty(); ++i) {
+    queued_bytes_ -= queue_.front()->size();
+    queue_.pop_front();
+  }
+  frames_in_flight_ = 0;
   if (ec) return finish();
   if (!queue_.empty() && !closing_) do_write();
 }
@@ -179,7 +212,7 @@ void WsSession<Stream>::do_close(std::uint16_t code, std::string reason) {
     if (ec) return;
     beast::error_code ignored;
     if constexpr (std::is_same_v<Stream, PlainWsSocket>) {
-      self->ws_.next_layer().close(ignored);
+      beast::get_lowest_layer(self->ws_).close(ignored);
     } else {
       beast::get_lowest_layer(self->ws_).socket().close(ignored);
     }

@@ -1,5 +1,5 @@
-// One WebSocket client: a read loop, a bounded outbound queue with one write in
-// flight, a token-bucket rate limit, and keep-alive pings — all on the session's
+// One WebSocket client: a read loop, a bounded outbound queue written in batches with one
+// write in flight, a token-bucket rate limit, and keep-alive pings — all on the session's
 // strand. Templated over the stream so plain and TLS connections share the code
 // (instantiated in ws_session.cpp for PlainWsSocket and TlsStream).
 #pragma once
@@ -9,10 +9,15 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
+#include <array>
 #include <deque>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "server/connection.h"
+#include "server/frame_writer_stream.h"
 #include "server/ip_limiter.h"
 #include "server/net.h"
 #include "server/server_state.h"
@@ -37,19 +42,35 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   void do_read();
   void on_read(beast::error_code ec, std::size_t bytes);
   bool take_rate_token();
+  void drain_inbox();
   void enqueue(Frame frame);
   void do_write();
   void on_write(beast::error_code ec, std::size_t bytes);
   void do_close(std::uint16_t code, std::string reason);
   void finish();
 
-  beast::websocket::stream<Stream> ws_;
+  // Frames written per gather write; 2 buffers each stays within one sendmsg of Asio's.
+  static constexpr std::size_t kMaxBatchFrames = 32;
+
+  beast::websocket::stream<FrameWriterStream<Stream>> ws_;
   std::shared_ptr<ServerState> state_;
   std::unique_ptr<IpLimiter::Slot> slot_;
   beast::flat_buffer buffer_;
   ClientContext client_;
+  // Frames handed over by rooms and the lobby from any thread. They reach the queue together
+  // when the strand next runs, so what a move sends one client (`ok`, then its state) goes
+  // out in one write.
+  std::mutex inbox_mutex_;
+  std::vector<Frame> inbox_;
+  std::vector<Frame> arrived_;
   std::deque<Frame> queue_;
   std::size_t queued_bytes_ = 0;
+  // The write in flight: its first frames_in_flight_ frames of queue_, their headers, and
+  // (TLS) the same bytes in one piece, so each frame is one TLS record rather than two.
+  std::size_t frames_in_flight_ = 0;
+  std::array<std::array<unsigned char, 10>, kMaxBatchFrames> headers_{};
+  std::vector<net::const_buffer> buffers_;
+  std::string flat_;
   bool writing_ = false;
   bool closing_ = false;
   bool finished_ = false;

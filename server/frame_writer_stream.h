@@ -1,0 +1,175 @@
+// The layer between a WebSocket session and its socket (or TLS stream) that lets the session
+// write its own data frames — every frame it has queued, in one gather write — while Beast
+// still writes the upgrade response and the control frames (pong, keep-alive ping, close).
+//
+// Why: Beast writes one message per operation, so a move's `ok` and the mover's state push
+// cost two sends; written together they cost one, which on loopback is about a quarter of
+// the kernel's work for a move (docs/BENCHMARKS.md). Reading stays entirely Beast's (frame
+// parsing, unmasking, UTF-8 checks, control frames).
+//
+// All writes, Beast's and the session's, go out whole and one at a time in the order they
+// were asked for, so a control frame never lands inside a data frame. Once Beast has asked
+// for a close frame, later data frames are refused: nothing follows a close.
+// Everything here runs on the connection's strand; there is no locking.
+#pragma once
+
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/error.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/websocket/teardown.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <utility>
+
+namespace parlor::server {
+
+// The header of an unmasked, unfragmented text frame (server to client, RFC 6455 §5.2) for a
+// payload of `size` bytes; returns how many of the 10 bytes it used.
+inline std::size_t text_frame_header(std::size_t size, std::array<unsigned char, 10>& header) {
+  header[0] = 0x81;  // FIN, opcode 1 (text)
+  if (size < 126) {
+    header[1] = static_cast<unsigned char>(size);
+    return 2;
+  }
+  if (size <= 0xFFFF) {
+    header[1] = 126;
+    header[2] = static_cast<unsigned char>(size >> 8);
+    header[3] = static_cast<unsigned char>(size);
+    return 4;
+  }
+  header[1] = 127;
+  const auto wide = static_cast<std::uint64_t>(size);
+  for (std::size_t i = 0; i < 8; ++i) {
+    header[2 + i] = static_cast<unsigned char>(wide >> (56 - 8 * i));
+  }
+  return 10;
+}
+
+template <class Inner>
+class FrameWriterStream {
+ public:
+  using next_layer_type = Inner;
+  using executor_type = typename Inner::executor_type;
+
+  explicit FrameWriterStream(Inner&& inner) : inner_(std::move(inner)) {}
+
+  next_layer_type& next_layer() noexcept { return inner_; }
+  const next_layer_type& next_layer() const noexcept { return inner_; }
+  executor_type get_executor() noexcept { return inner_.get_executor(); }
+
+  template <class MutableBuffers, class Token>
+  auto async_read_some(const MutableBuffers& buffers, Token&& token) {
+    return inner_.async_read_some(buffers, std::forward<Token>(token));
+  }
+
+  // Beast's writes: the upgrade response and control frames.
+  template <class ConstBuffers, class Token>
+  auto async_write_some(const ConstBuffers& buffers, Token&& token) {
+    return boost::asio::async_initiate<Token, void(boost::beast::error_code, std::size_t)>(
+        [this](auto handler, const ConstBuffers& bytes) {
+          if (starts_close_frame(bytes)) close_asked_ = true;
+          submit(bytes, std::move(handler));
+        },
+        token, buffers);
+  }
+
+  // The session's data frames, headers included. Completes with operation_aborted, writing
+  // nothing, once a close frame has been asked for.
+  template <class ConstBuffers, class Handler>
+  void async_write_frames(const ConstBuffers& buffers, Handler&& handler) {
+    if (close_asked_) {
+      boost::asio::post(get_executor(), [handler = std::forward<Handler>(handler)]() mutable {
+        handler(boost::asio::error::operation_aborted, std::size_t{0});
+      });
+      return;
+    }
+    submit(buffers, std::forward<Handler>(handler));
+  }
+
+ private:
+  struct Waiting {
+    virtual ~Waiting() = default;
+    virtual void start(FrameWriterStream& stream) = 0;
+  };
+
+  template <class ConstBuffers, class Handler>
+  struct WaitingWrite final : Waiting {
+    WaitingWrite(const ConstBuffers& b, Handler&& h) : buffers(b), handler(std::move(h)) {}
+    void start(FrameWriterStream& stream) override {
+      stream.write_now(buffers, std::move(handler));
+    }
+    ConstBuffers buffers;
+    Handler handler;
+  };
+
+  template <class ConstBuffers>
+  static bool starts_close_frame(const ConstBuffers& buffers) {
+    for (auto it = boost::asio::buffer_sequence_begin(buffers);
+         it != boost::asio::buffer_sequence_end(buffers); ++it) {
+      const boost::asio::const_buffer part = *it;
+      if (part.size() == 0) continue;
+      // A close frame's first byte: FIN with opcode 8 (control frames are never fragmented).
+      return *static_cast<const unsigned char*>(part.data()) == 0x88;
+    }
+    return false;
+  }
+
+  template <class ConstBuffers, class Handler>
+  void submit(const ConstBuffers& buffers, Handler&& handler) {
+    using Decayed = std::decay_t<Handler>;
+    if (busy_) {
+      waiting_.push_back(std::make_unique<WaitingWrite<ConstBuffers, Decayed>>(
+          buffers, Decayed(std::forward<Handler>(handler))));
+      return;
+    }
+    write_now(buffers, Decayed(std::forward<Handler>(handler)));
+  }
+
+  template <class ConstBuffers, class Handler>
+  void write_now(const ConstBuffers& buffers, Handler handler) {
+    busy_ = true;
+    boost::asio::async_write(
+        inner_, buffers,
+        [this, handler = std::move(handler)](boost::beast::error_code ec, std::size_t bytes) mutable {
+          // The next write starts before this one's handler runs, so writes asked for by the
+          // handler queue behind it and the order of asking is kept.
+          if (waiting_.empty()) {
+            busy_ = false;
+          } else {
+            auto next = std::move(waiting_.front());
+            waiting_.pop_front();
+            next->start(*this);
+          }
+          handler(ec, bytes);
+        });
+  }
+
+  Inner inner_;
+  bool busy_ = false;
+  bool close_asked_ = false;
+  std::deque<std::unique_ptr<Waiting>> waiting_;
+};
+
+// Beast closes the WebSocket by tearing down the layer below it.
+template <class Inner>
+void teardown(boost::beast::role_type role, FrameWriterStream<Inner>& stream,
+              boost::beast::error_code& ec) {
+  using boost::beast::websocket::teardown;
+  teardown(role, stream.next_layer(), ec);
+}
+
+template <class Inner, class TeardownHandler>
+void async_teardown(boost::beast::role_type role, FrameWriterStream<Inner>& stream,
+                    TeardownHandler&& handler) {
+  using boost::beast::websocket::async_teardown;
+  async_teardown(role, stream.next_layer(), std::forward<TeardownHandler>(handler));
+}
+
+}  // namespace parlor::server

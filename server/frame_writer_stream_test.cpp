@@ -1,0 +1,134 @@
+// The session's own data-frame writes, checked by Beast's client as an independent reader:
+// every length form of the header, batches of frames in one write, Beast's control frames
+// queued between them in the order asked, and nothing after a close.
+#include "server/frame_writer_stream.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/websocket/stream.hpp>
+
+#include <array>
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace parlor::server {
+namespace {
+
+namespace net = boost::asio;
+namespace websocket = boost::beast::websocket;
+using tcp = net::ip::tcp;
+
+std::vector<unsigned char> header_of(std::size_t size) {
+  std::array<unsigned char, 10> header{};
+  const std::size_t used = text_frame_header(size, header);
+  return {header.begin(), header.begin() + static_cast<std::ptrdiff_t>(used)};
+}
+
+TEST(TextFrameHeader, UsesTheShortestLengthFormRfc6455Allows) {
+  using Bytes = std::vector<unsigned char>;
+  EXPECT_EQ(header_of(0), (Bytes{0x81, 0}));
+  EXPECT_EQ(header_of(125), (Bytes{0x81, 125}));
+  EXPECT_EQ(header_of(126), (Bytes{0x81, 126, 0, 126}));
+  EXPECT_EQ(header_of(65535), (Bytes{0x81, 126, 0xFF, 0xFF}));
+  EXPECT_EQ(header_of(65536), (Bytes{0x81, 127, 0, 0, 0, 0, 0, 1, 0, 0}));
+  EXPECT_EQ(header_of(0x0102030405ULL), (Bytes{0x81, 127, 0, 0, 0, 1, 2, 3, 4, 5}));
+}
+
+// A batch of text frames as the session writes them: headers and payloads in one sequence.
+struct Batch {
+  explicit Batch(const std::vector<std::string>& texts) : payloads(texts) {
+    headers.resize(payloads.size());
+    for (std::size_t i = 0; i < payloads.size(); ++i) {
+      const std::size_t used = text_frame_header(payloads[i].size(), headers[i]);
+      buffers.emplace_back(headers[i].data(), used);
+      buffers.emplace_back(payloads[i].data(), payloads[i].size());
+    }
+  }
+  std::vector<std::string> payloads;
+  std::vector<std::array<unsigned char, 10>> headers;
+  std::vector<net::const_buffer> buffers;
+};
+
+TEST(FrameWriterStream, BatchesAndControlFramesArriveWholeInTheOrderAsked) {
+  net::io_context io;
+  tcp::acceptor acceptor(io, {net::ip::make_address("127.0.0.1"), 0});
+  tcp::socket client_socket(io);
+  client_socket.connect(acceptor.local_endpoint());
+  websocket::stream<FrameWriterStream<tcp::socket>> server(acceptor.accept());
+  websocket::stream<tcp::socket> client(std::move(client_socket));
+
+  bool accepted = false;
+  bool shaken = false;
+  server.async_accept([&](boost::beast::error_code ec) { accepted = !ec; });
+  client.async_handshake("127.0.0.1", "/", [&](boost::beast::error_code ec) { shaken = !ec; });
+  io.run_for(std::chrono::seconds(5));
+  ASSERT_TRUE(accepted && shaken);
+  io.restart();
+
+  // Every header form, twice over: 0 .. 125 one byte, 126 .. 65535 two, above eight.
+  const Batch first({"", "a", std::string(125, 'b')});
+  const Batch second({std::string(126, 'c'), std::string(65535, 'd'), std::string(65536, 'e'),
+                      std::string(300000, 'f')});
+  const Batch after_close({"too late"});
+  std::vector<std::string> written_errors;
+  auto record = [&](boost::beast::error_code ec, std::size_t) {
+    written_errors.push_back(ec ? ec.message() : "");
+  };
+  std::optional<boost::beast::error_code> aborted;
+
+  // Asked for all at once: the ping and the second batch wait for the first batch, the close
+  // (held by Beast until its ping is out) for the second. A frame asked for once the close
+  // is on its way is refused.
+  server.next_layer().async_write_frames(first.buffers, record);
+  server.async_ping("between", [](boost::beast::error_code) {});
+  server.next_layer().async_write_frames(second.buffers, [&](boost::beast::error_code ec,
+                                                             std::size_t bytes) {
+    record(ec, bytes);
+    server.next_layer().async_write_frames(
+        after_close.buffers, [&](boost::beast::error_code late, std::size_t) { aborted = late; });
+  });
+  server.async_close(websocket::close_code::normal, [](boost::beast::error_code) {});
+
+  std::vector<std::string> messages;
+  std::optional<std::size_t> ping_after;
+  client.control_callback([&](websocket::frame_type kind, boost::beast::string_view payload) {
+    if (kind == websocket::frame_type::ping && payload == "between") ping_after = messages.size();
+  });
+  boost::beast::flat_buffer buffer;
+  boost::beast::error_code read_error;
+  std::function<void()> read_next = [&] {
+    client.async_read(buffer, [&](boost::beast::error_code ec, std::size_t) {
+      if (ec) {
+        read_error = ec;
+        return;
+      }
+      EXPECT_TRUE(client.got_text());
+      messages.push_back(boost::beast::buffers_to_string(buffer.data()));
+      buffer.consume(buffer.size());
+      read_next();
+    });
+  };
+  read_next();
+  io.run_for(std::chrono::seconds(10));
+
+  std::vector<std::string> expected = first.payloads;
+  expected.insert(expected.end(), second.payloads.begin(), second.payloads.end());
+  ASSERT_EQ(messages.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(messages[i], expected[i]) << i;
+  EXPECT_EQ(ping_after, first.payloads.size());
+  EXPECT_EQ(read_error, websocket::error::closed);
+  EXPECT_EQ(client.reason().code, websocket::close_code::normal);
+  EXPECT_EQ(written_errors, (std::vector<std::string>{"", ""}));
+  ASSERT_TRUE(aborted.has_value());
+  EXPECT_EQ(*aborted, net::error::operation_aborted);
+}
+
+}  // namespace
+}  // namespace parlor::server
