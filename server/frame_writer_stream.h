@@ -18,6 +18,7 @@
 #include <boost/asio/error.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/websocket/teardown.hpp>
 
@@ -80,17 +81,42 @@ class FrameWriterStream {
         token, buffers);
   }
 
-  // The session's data frames, headers included. Completes with operation_aborted, writing
-  // nothing, once a close frame has been asked for.
+  // The session's data frames, headers included. On a plain socket, when nothing else is
+  // being written and the socket takes every byte at once (the usual case), they are written
+  // here and now: returns true and `handler` is dropped unused, which spares the event loop a
+  // completion per write. Otherwise returns false and `handler` runs once they are all
+  // written or have failed — with operation_aborted, writing nothing, once a close frame has
+  // been asked for. (A TLS stream always takes the second way: a record cut short by a full
+  // socket has to be finished before anything else is written.)
   template <class ConstBuffers, class Handler>
-  void async_write_frames(const ConstBuffers& buffers, Handler&& handler) {
+  bool write_frames(const ConstBuffers& buffers, Handler&& handler) {
     if (close_asked_) {
       boost::asio::post(get_executor(), [handler = std::forward<Handler>(handler)]() mutable {
         handler(boost::asio::error::operation_aborted, std::size_t{0});
       });
-      return;
+      return false;
+    }
+    if constexpr (requires(Inner& socket) { socket.non_blocking(true); }) {
+      if (!busy_) {
+        boost::beast::error_code ec;
+        if (!inner_.non_blocking()) inner_.non_blocking(true, ec);
+        const std::size_t written = ec ? 0 : inner_.write_some(buffers, ec);
+        if (!ec && written == boost::asio::buffer_size(buffers)) return true;
+        if (ec && ec != boost::asio::error::would_block) {
+          boost::asio::post(get_executor(), [ec, handler = std::forward<Handler>(handler)]() mutable {
+            handler(ec, std::size_t{0});
+          });
+          return false;
+        }
+        // The socket's buffer is full: the rest goes out when it drains.
+        boost::beast::buffers_suffix<ConstBuffers> rest(buffers);
+        rest.consume(written);
+        submit(rest, std::forward<Handler>(handler));
+        return false;
+      }
     }
     submit(buffers, std::forward<Handler>(handler));
+    return false;
   }
 
  private:

@@ -131,7 +131,7 @@ void WsSession<Stream>::drain_inbox() {
   }
   for (Frame& frame : arrived_) enqueue(std::move(frame));
   arrived_.clear();
-  if (!writing_ && !queue_.empty() && !closing_) do_write();
+  if (!writing_) do_write();
 }
 
 template <class Stream>
@@ -157,36 +157,47 @@ void WsSession<Stream>::enqueue(Frame frame) {
 
 template <class Stream>
 void WsSession<Stream>::do_write() {
-  writing_ = true;
-  frames_in_flight_ = std::min(queue_.size(), kMaxBatchFrames);
-  buffers_.clear();
-  for (std::size_t i = 0; i < frames_in_flight_; ++i) {
-    const std::string& payload = *queue_[i];
-    buffers_.emplace_back(headers_[i].data(), text_frame_header(payload.size(), headers_[i]));
-    buffers_.emplace_back(payload.data(), payload.size());
+  while (!queue_.empty() && !closing_) {
+    frames_in_flight_ = std::min(queue_.size(), kMaxBatchFrames);
+    buffers_.clear();
+    for (std::size_t i = 0; i < frames_in_flight_; ++i) {
+      const std::string& payload = *queue_[i];
+      buffers_.emplace_back(headers_[i].data(), text_frame_header(payload.size(), headers_[i]));
+      buffers_.emplace_back(payload.data(), payload.size());
+    }
+    writing_ = true;
+    auto on_written = beast::bind_front_handler(&WsSession::on_write, this->shared_from_this());
+    bool written = false;
+    if constexpr (std::is_same_v<Stream, PlainWsSocket>) {
+      written = ws_.next_layer().write_frames(std::span<const net::const_buffer>(buffers_),
+                                              std::move(on_written));
+    } else {
+      flat_.clear();
+      for (const auto& part : buffers_) flat_.append(static_cast<const char*>(part.data()), part.size());
+      written = ws_.next_layer().write_frames(net::buffer(flat_), std::move(on_written));
+    }
+    if (!written) return;  // on_write carries on
+    writing_ = false;
+    pop_written();
   }
-  auto on_written = beast::bind_front_handler(&WsSession::on_write, this->shared_from_this());
-  if constexpr (std::is_same_v<Stream, PlainWsSocket>) {
-    ws_.next_layer().async_write_frames(std::span<const net::const_buffer>(buffers_),
-                                        std::move(on_written));
-  } else {
-    flat_.clear();
-    for (const auto& part : buffers_) flat_.append(static_cast<const char*>(part.data()), part.size());
-    ws_.next_layer().async_write_frames(net::buffer(flat_), std::move(on_written));
+}
+
+template <class Stream>
+void WsSession<Stream>::pop_written() {
+  for (std::size_t i = 0; i < frames_in_flight_ && !queue_.empty(); ++i) {
+    queued_bytes_ -= queue_.front()->size();
+    queue_.pop_front();
   }
+  frames_in_flight_ = 0;
 }
 
 template <class Stream>
 void WsSession<Stream>::on_write(beast::error_code ec, std::size_t) {
   writing_ = false;
   if (queue_.empty()) return;  // cleared by a close
-  for (std::size_t i = 0; i < frames_in_flight_ && !queue_.empty(); ++i) {
-    queued_bytes_ -= queue_.front()->size();
-    queue_.pop_front();
-  }
-  frames_in_flight_ = 0;
+  pop_written();
   if (ec) return finish();
-  if (!queue_.empty() && !closing_) do_write();
+  do_write();
 }
 
 template <class Stream>

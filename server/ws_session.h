@@ -45,6 +45,7 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   void drain_inbox();
   void enqueue(Frame frame);
   void do_write();
+  void pop_written();
   void on_write(beast::error_code ec, std::size_t bytes);
   void do_close(std::uint16_t code, std::string reason);
   void finish();
