@@ -129,10 +129,22 @@ std::string encode_left(const Json& re, std::string_view room) {
   return to_wire(message);
 }
 
+// Sent for every accepted move, so written directly: the same bytes as the Json object would
+// dump to (keys in order: re, seq, type), without building it.
 std::string encode_ok(const Json& re, std::optional<std::int64_t> seq) {
-  Json message = reply("ok", re);
-  if (seq) message["seq"] = *seq;
-  return to_wire(message);
+  std::string out = "{";
+  if (!re.is_null()) {
+    out += "\"re\":";
+    out += to_wire(re);
+    out += ',';
+  }
+  if (seq) {
+    out += "\"seq\":";
+    out += std::to_string(*seq);
+    out += ',';
+  }
+  out += "\"type\":\"ok\"}";
+  return out;
 }
 
 std::string encode_pong(const Json& re) { return to_wire(reply("pong", re)); }

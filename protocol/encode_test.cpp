@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -125,6 +128,18 @@ TEST(EncodeReplies, LobbyRepliesCarryRoomAndSeat) {
 TEST(EncodeReplies, OkAndMoveOk) {
   EXPECT_EQ(wire(encode_ok(Json(4))), Json({{"type", "ok"}, {"re", 4}}));
   EXPECT_EQ(wire(encode_ok(Json(5), 12)), Json({{"type", "ok"}, {"re", 5}, {"seq", 12}}));
+  // Written without a Json object, yet byte for byte what dumping one would give.
+  for (const Json& re : {Json(), Json(7), Json(-3), Json("m-1"), Json("\u00e9\"\\"),
+                         Json(1.5), Json(std::int64_t{9007199254740993})}) {
+    for (const std::optional<std::int64_t> seq :
+         {std::optional<std::int64_t>{}, std::optional<std::int64_t>{0},
+          std::optional<std::int64_t>{-1}, std::optional<std::int64_t>{INT64_MAX}}) {
+      Json expected = {{"type", "ok"}};
+      if (!re.is_null()) expected["re"] = re;
+      if (seq) expected["seq"] = *seq;
+      EXPECT_EQ(encode_ok(re, seq), to_wire(expected)) << re.dump();
+    }
+  }
 }
 
 TEST(EncodeReplies, LegalMoves) {

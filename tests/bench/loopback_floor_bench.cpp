@@ -1,7 +1,8 @@
 // The kernel's share of a move: the socket work parlor-server does for one Big Two move on
-// loopback — read one small frame, write an `ok` to the mover and a state push to each of four
-// players — done by a bare epoll loop with no framework, JSON or game at all. Its CPU time per
-// move is the floor under the server's own figure (docs/BENCHMARKS.md).
+// loopback — read one small frame, write an `ok` and a state push to the mover (in one send,
+// as the server does, or in two, as it did before) and a state push to each other player —
+// done by a bare epoll loop with no framework, JSON or game at all. Its CPU time per move is
+// the floor under the server's own figure (docs/BENCHMARKS.md).
 //
 // The "server" is the benchmark thread (pinned to CPU 0); four "players" are one client
 // thread pinned to CPU 1 that reads every push and answers each round with the next move, so
@@ -13,6 +14,7 @@
 #include <sched.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,8 +69,10 @@ void read_exactly(int fd, char* buffer, std::size_t bytes) {
 
 // Range(0): rooms playing at once. With one room every push wakes a sleeping reader on the
 // other CPU; with many, as in the load benchmark, the readers are mostly awake.
+// Range(1): 1 = the mover's `ok` and state go out in one send (the server today), 0 = two.
 void BM_LoopbackFloorPerMove(benchmark::State& state) {
   const int rooms = static_cast<int>(state.range(0));
+  const bool one_send_to_mover = state.range(1) != 0;
   const int sockets = rooms * kPlayers;
   const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
@@ -152,8 +156,17 @@ void BM_LoopbackFloorPerMove(benchmark::State& state) {
     const int room = static_cast<int>(ready[static_cast<std::size_t>(next++)].data.u32);
     const int mover = server_fds[static_cast<std::size_t>(room * kPlayers)];
     read_exactly(mover, in.data(), kMoveBytes);
-    ::send(mover, ok.data(), ok.size(), MSG_NOSIGNAL);
-    for (int p = 0; p < kPlayers; ++p) {
+    if (one_send_to_mover) {
+      std::array<iovec, 2> parts{iovec{const_cast<char*>(ok.data()), ok.size()},
+                                 iovec{const_cast<char*>(push.data()), push.size()}};
+      msghdr message{};
+      message.msg_iov = parts.data();
+      message.msg_iovlen = parts.size();
+      ::sendmsg(mover, &message, MSG_NOSIGNAL);
+    } else {
+      ::send(mover, ok.data(), ok.size(), MSG_NOSIGNAL);
+    }
+    for (int p = one_send_to_mover ? 1 : 0; p < kPlayers; ++p) {
       ::send(server_fds[static_cast<std::size_t>(room * kPlayers + p)], push.data(), push.size(),
              MSG_NOSIGNAL);
     }
@@ -170,6 +183,12 @@ void BM_LoopbackFloorPerMove(benchmark::State& state) {
 }
 
 // CPU time is the benchmark thread's own: the server side of every move.
-BENCHMARK(BM_LoopbackFloorPerMove)->Arg(1)->Arg(100)->MinTime(3.0);
+BENCHMARK(BM_LoopbackFloorPerMove)
+    ->ArgNames({"rooms", "one_send_to_mover"})
+    ->Args({1, 1})
+    ->Args({100, 1})
+    ->Args({1, 0})
+    ->Args({100, 0})
+    ->MinTime(3.0);
 
 }  // namespace
