@@ -59,7 +59,9 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
 template <class Stream>
 void WsSession<Stream>::on_accept(beast::error_code ec) {
   if (ec) return finish();
+  accepted_ = true;
   do_read();
+  if (!writing_) do_write();  // anything queued before the upgrade response went out
 }
 
 template <class Stream>
@@ -131,7 +133,8 @@ void WsSession<Stream>::drain_inbox() {
   }
   for (Frame& frame : arrived_) enqueue(std::move(frame));
   arrived_.clear();
-  if (!writing_) do_write();
+  // Data frames go out only after the upgrade response: the session writes them itself.
+  if (accepted_ && !writing_) do_write();
 }
 
 template <class Stream>

@@ -72,6 +72,7 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   std::array<std::array<unsigned char, 10>, kMaxBatchFrames> headers_{};
   std::vector<net::const_buffer> buffers_;
   std::string flat_;
+  bool accepted_ = false;  // the WebSocket handshake is done
   bool writing_ = false;
   bool closing_ = false;
   bool finished_ = false;
