@@ -2,6 +2,9 @@
 
 #include <utility>
 
+#include "games/core/json_text.h"
+#include "protocol/text.h"
+
 namespace parlor::protocol {
 namespace {
 
@@ -12,8 +15,14 @@ Json reply(const char* type, const Json& re) {
   return message;
 }
 
+// The same bytes as dumping Json(text); valid UTF-8 (all that the server names things with)
+// is written without building that Json value.
 void append_string(std::string& out, std::string_view text) {
-  out += to_wire(Json(std::string(text)));
+  if (is_valid_utf8(text)) {
+    json_text::string(out, text);
+  } else {
+    out += to_wire(Json(std::string(text)));
+  }
 }
 
 }  // namespace
@@ -184,6 +193,7 @@ std::string encode_game_over(std::string_view room, const Json& result) {
 StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq, const Json& to_act,
                                   const Json& events, std::optional<TurnDeadline> deadline) {
   StateFrameParts parts;
+  parts.head.reserve(48 + room.size());
   parts.head = R"({"type":"state","room":)";
   append_string(parts.head, room);
   parts.head += R"(,"seq":)";
@@ -192,8 +202,10 @@ StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq, const
   parts.middle = R"(,"to_act":)";
   parts.middle += to_wire(to_act);
   parts.middle += R"(,"prompt":)";
+  const std::string events_text = to_wire(events);
+  parts.tail.reserve(events_text.size() + 64);
   parts.tail = R"(,"events":)";
-  parts.tail += to_wire(events);
+  parts.tail += events_text;
   if (deadline) {
     parts.tail += R"(,"deadline":)";
     parts.tail += std::to_string(deadline->at_unix_ms);

@@ -197,6 +197,19 @@ TEST(EncodePushes, StateForASeatToAct) {
   EXPECT_EQ(text.find(' '), std::string::npos);
 }
 
+// The room is written without a Json value, yet the bytes are those of dumping one, escapes
+// and invalid UTF-8 (replaced) included.
+TEST(EncodePushes, StateRoomNameBytesMatchTheJsonDump) {
+  for (const std::string room : {"r1", "", "with \"quotes\" and \\", "tab\tnew\nline\x01\x1f",
+                                 "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x82\xA1", "bad\xFF", "cut\xC3"}) {
+    const std::string text =
+        encode_state(room, 3, Json::object(), Json::array({2}), nullptr, Json::array());
+    const std::string expected = R"({"type":"state","room":)" + to_wire(Json(room)) +
+                                 R"(,"seq":3,"view":{},"to_act":[2],"prompt":null,"events":[]})";
+    EXPECT_EQ(text, expected) << room;
+  }
+}
+
 TEST(EncodePushes, StateForASpectatorWithoutTimer) {
   const Json message =
       wire(encode_state("r1", 0, Json::object(), Json::array({1, 2}), nullptr, Json::array()));
