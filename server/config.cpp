@@ -99,7 +99,8 @@ const std::map<std::string, Flag>& flags() {
       {"max-queue-messages", {"outbound queue bound in messages (default 64)",
                               number_flag<std::size_t>(&ServerConfig::max_queue_messages, 1,
                                                        1 << 20)}},
-      {"max-queue-bytes", {"outbound queue bound in bytes (default 262144)",
+      {"max-queue-bytes", {"outbound queue bound in bytes, also each WebSocket's kernel send "
+                           "buffer (default 262144)",
                            number_flag<std::size_t>(&ServerConfig::max_queue_bytes, 1024,
                                                     std::size_t{1} << 32)}},
       {"rate-per-second", {"inbound messages per second per connection (default 20)",

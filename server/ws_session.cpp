@@ -50,6 +50,17 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
     response.set(beast::http::field::server, "parlor");
   }));
   ws_.read_message_max(config.max_message_bytes);
+  // The kernel may hold about as much unsent data for a client as the session's own queue:
+  // without a bound, Linux grows a socket's send buffer to megabytes, and a client that
+  // stops reading would be noticed (and closed as a slow consumer) only after that.
+  const net::socket_base::send_buffer_size send_buffer(
+      static_cast<int>(std::min<std::size_t>(config.max_queue_bytes, 1 << 30)));
+  beast::error_code ignored;
+  if constexpr (std::is_same_v<Stream, PlainWsSocket>) {
+    beast::get_lowest_layer(ws_).set_option(send_buffer, ignored);
+  } else {
+    beast::get_lowest_layer(ws_).socket().set_option(send_buffer, ignored);
+  }
   client_.connection = this->shared_from_this();
   state_->register_connection(client_.connection);
   ws_.async_accept(request,
