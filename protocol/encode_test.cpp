@@ -129,8 +129,8 @@ TEST(EncodeReplies, OkAndMoveOk) {
   EXPECT_EQ(wire(encode_ok(Json(4))), Json({{"type", "ok"}, {"re", 4}}));
   EXPECT_EQ(wire(encode_ok(Json(5), 12)), Json({{"type", "ok"}, {"re", 5}, {"seq", 12}}));
   // Written without a Json object, yet byte for byte what dumping one would give.
-  for (const Json& re : {Json(), Json(7), Json(-3), Json("m-1"), Json("\u00e9\"\\"),
-                         Json(1.5), Json(std::int64_t{9007199254740993})}) {
+  for (const Json& re : {Json(), Json(7), Json(-3), Json("m-1"), Json("\u00e9\"\\"), Json(1.5),
+                         Json(std::int64_t{9007199254740993})}) {
     for (const std::optional<std::int64_t> seq :
          {std::optional<std::int64_t>{}, std::optional<std::int64_t>{0},
           std::optional<std::int64_t>{-1}, std::optional<std::int64_t>{INT64_MAX}}) {
@@ -178,9 +178,8 @@ TEST(EncodePushes, StateForASeatToAct) {
   const Json view = {{"hand", {"3D", "AS"}}, {"counts", {13, 12}}, {"deep", {{"a", {{"b", 1}}}}}};
   const Json prompt = {{"actions", {"play", "pass"}}, {"legal", {{{"action", "pass"}}}}};
   const Json events = {{{"seat", 1}, {"played", {"4C"}}}};
-  const std::string text =
-      encode_state("r1", 41, view, std::vector<Seat>{0}, prompt, events,
-                   TurnDeadline{1'790'000'000'000, 29'500});
+  const std::string text = encode_state("r1", 41, view, std::vector<Seat>{0}, prompt, events,
+                                        TurnDeadline{1'790'000'000'000, 29'500});
   const Json message = wire(text);
   EXPECT_EQ(message, Json({{"type", "state"},
                            {"room", "r1"},
@@ -200,8 +199,9 @@ TEST(EncodePushes, StateForASeatToAct) {
 // The room is written without a Json value, yet the bytes are those of dumping one, escapes
 // and invalid UTF-8 (replaced) included.
 TEST(EncodePushes, StateRoomNameBytesMatchTheJsonDump) {
-  for (const std::string room : {"r1", "", "with \"quotes\" and \\", "tab\tnew\nline\x01\x1f",
-                                 "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x82\xA1", "bad\xFF", "cut\xC3"}) {
+  for (const std::string room :
+       {"r1", "", "with \"quotes\" and \\", "tab\tnew\nline\x01\x1f",
+        "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x82\xA1", "bad\xFF", "cut\xC3"}) {
     const std::string text =
         encode_state(room, 3, Json::object(), Json::array({2}), nullptr, Json::array());
     const std::string expected = R"({"type":"state","room":)" + to_wire(Json(room)) +

@@ -96,16 +96,17 @@ class FrameWriterStream {
       });
       return false;
     }
-    if constexpr (requires(Inner& socket) { socket.non_blocking(true); }) {
+    if constexpr (requires(Inner & socket) { socket.non_blocking(true); }) {
       if (!busy_) {
         boost::beast::error_code ec;
         if (!inner_.non_blocking()) inner_.non_blocking(true, ec);
         const std::size_t written = ec ? 0 : inner_.write_some(buffers, ec);
         if (!ec && written == boost::asio::buffer_size(buffers)) return true;
         if (ec && ec != boost::asio::error::would_block) {
-          boost::asio::post(get_executor(), [ec, handler = std::forward<Handler>(handler)]() mutable {
-            handler(ec, std::size_t{0});
-          });
+          boost::asio::post(get_executor(),
+                            [ec, handler = std::forward<Handler>(handler)]() mutable {
+                              handler(ec, std::size_t{0});
+                            });
           return false;
         }
         // The socket's buffer is full: the rest goes out when it drains.
@@ -161,20 +162,24 @@ class FrameWriterStream {
   template <class ConstBuffers, class Handler>
   void write_now(const ConstBuffers& buffers, Handler handler) {
     busy_ = true;
-    boost::asio::async_write(
-        inner_, buffers,
-        [this, handler = std::move(handler)](boost::beast::error_code ec, std::size_t bytes) mutable {
-          // The next write starts before this one's handler runs, so writes asked for by the
-          // handler queue behind it and the order of asking is kept.
-          if (waiting_.empty()) {
-            busy_ = false;
-          } else {
-            auto next = std::move(waiting_.front());
-            waiting_.pop_front();
-            next->start(*this);
-          }
-          handler(ec, bytes);
-        });
+    auto done = [this, handler = std::move(handler)](boost::beast::error_code ec,
+                                                     std::size_t bytes) mutable {
+      start_next();
+      handler(ec, bytes);
+    };
+    boost::asio::async_write(inner_, buffers, std::move(done));
+  }
+
+  // Called as a write finishes, before its handler runs: writes that handler asks for queue
+  // behind the ones already waiting, so the order of asking is kept.
+  void start_next() {
+    if (waiting_.empty()) {
+      busy_ = false;
+      return;
+    }
+    auto next = std::move(waiting_.front());
+    waiting_.pop_front();
+    next->start(*this);
   }
 
   Inner inner_;

@@ -16,6 +16,20 @@ namespace parlor::server {
 
 namespace websocket = beast::websocket;
 
+namespace {
+
+// The TCP socket under a session's stream, plain or TLS.
+template <class Stream>
+auto& tcp_socket(websocket::stream<FrameWriterStream<Stream>>& ws) {
+  if constexpr (std::is_same_v<Stream, PlainWsSocket>) {
+    return beast::get_lowest_layer(ws);
+  } else {
+    return beast::get_lowest_layer(ws).socket();
+  }
+}
+
+}  // namespace
+
 template <class Stream>
 WsSession<Stream>::WsSession(Stream&& stream, std::shared_ptr<ServerState> state,
                              std::unique_ptr<IpLimiter::Slot> slot)
@@ -39,7 +53,8 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
   const ServerConfig& config = state_->config();
   // A TCP stream's own timer stops here (a plain session has a bare socket); the WebSocket
   // timeouts take over.
-  if constexpr (!std::is_same_v<Stream, PlainWsSocket>) beast::get_lowest_layer(ws_).expires_never();
+  if constexpr (!std::is_same_v<Stream, PlainWsSocket>)
+    beast::get_lowest_layer(ws_).expires_never();
   websocket::stream_base::timeout timeouts;
   timeouts.handshake_timeout = config.handshake_timeout;
   // Beast pings after half the idle time of silence and closes after the whole of it.
@@ -56,11 +71,7 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
   const net::socket_base::send_buffer_size send_buffer(
       static_cast<int>(std::min<std::size_t>(config.max_queue_bytes, 1 << 30)));
   beast::error_code ignored;
-  if constexpr (std::is_same_v<Stream, PlainWsSocket>) {
-    beast::get_lowest_layer(ws_).set_option(send_buffer, ignored);
-  } else {
-    beast::get_lowest_layer(ws_).socket().set_option(send_buffer, ignored);
-  }
+  tcp_socket(ws_).set_option(send_buffer, ignored);
   client_.connection = this->shared_from_this();
   state_->register_connection(client_.connection);
   ws_.async_accept(request,
@@ -77,8 +88,7 @@ void WsSession<Stream>::on_accept(beast::error_code ec) {
 
 template <class Stream>
 void WsSession<Stream>::do_read() {
-  ws_.async_read(buffer_,
-                 beast::bind_front_handler(&WsSession::on_read, this->shared_from_this()));
+  ws_.async_read(buffer_, beast::bind_front_handler(&WsSession::on_read, this->shared_from_this()));
 }
 
 template <class Stream>
@@ -97,8 +107,8 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
       return do_close(websocket::close_code::policy_error, "rate limit exceeded repeatedly");
     }
     state_->metrics().count_reject("rate_limited");
-    send(make_frame(protocol::encode_error(
-        nullptr, "rate_limited", "too many messages; slow down (request dropped)")));
+    send(make_frame(protocol::encode_error(nullptr, "rate_limited",
+                                           "too many messages; slow down (request dropped)")));
     return do_read();
   }
   auto decoded = protocol::decode_request(frame, state_->limits());
@@ -133,7 +143,8 @@ void WsSession<Stream>::send(Frame frame) {
     inbox_.push_back(std::move(frame));
   }
   // Posted, never dispatched: the sender may have more frames for this client in the same turn.
-  if (first) net::post(ws_.get_executor(), [self = this->shared_from_this()] { self->drain_inbox(); });
+  if (first)
+    net::post(ws_.get_executor(), [self = this->shared_from_this()] { self->drain_inbox(); });
 }
 
 template <class Stream>
@@ -187,7 +198,8 @@ void WsSession<Stream>::do_write() {
                                               std::move(on_written));
     } else {
       flat_.clear();
-      for (const auto& part : buffers_) flat_.append(static_cast<const char*>(part.data()), part.size());
+      for (const auto& part : buffers_)
+        flat_.append(static_cast<const char*>(part.data()), part.size());
       written = ws_.next_layer().write_frames(net::buffer(flat_), std::move(on_written));
     }
     if (!written) return;  // on_write carries on
@@ -216,10 +228,10 @@ void WsSession<Stream>::on_write(beast::error_code ec, std::size_t) {
 
 template <class Stream>
 void WsSession<Stream>::close(std::uint16_t code, std::string reason) {
-  net::dispatch(ws_.get_executor(), [self = this->shared_from_this(), code,
-                                     reason = std::move(reason)]() mutable {
-    self->do_close(code, std::move(reason));
-  });
+  net::dispatch(ws_.get_executor(),
+                [self = this->shared_from_this(), code, reason = std::move(reason)]() mutable {
+                  self->do_close(code, std::move(reason));
+                });
 }
 
 template <class Stream>
@@ -236,11 +248,7 @@ void WsSession<Stream>::do_close(std::uint16_t code, std::string reason) {
   close_timer_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
     if (ec) return;
     beast::error_code ignored;
-    if constexpr (std::is_same_v<Stream, PlainWsSocket>) {
-      beast::get_lowest_layer(self->ws_).close(ignored);
-    } else {
-      beast::get_lowest_layer(self->ws_).socket().close(ignored);
-    }
+    tcp_socket(self->ws_).close(ignored);
   });
   websocket::close_reason why;
   why.code = code;

@@ -19,8 +19,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <thread>
