@@ -41,6 +41,11 @@ std::string Metrics::prometheus_text(
           bytes_in.load());
   counter("parlor_bytes_out_total", "WebSocket payload bytes queued for sending.", "counter",
           bytes_out.load());
+  counter("parlor_frames_out_total", "WebSocket data frames handed to sockets.", "counter",
+          frames_out.load());
+  counter("parlor_socket_writes_total",
+          "Socket writes that carried them: a client's frames queued together share one write.",
+          "counter", socket_writes.load());
   counter("parlor_accept_errors_total", "Errors accepting TCP connections.", "counter",
           accept_errors.load());
 

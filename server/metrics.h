@@ -25,6 +25,8 @@ class Metrics {
   std::atomic<std::uint64_t> frames_dropped{0};
   std::atomic<std::uint64_t> bytes_in{0};
   std::atomic<std::uint64_t> bytes_out{0};
+  std::atomic<std::uint64_t> frames_out{0};     // WebSocket data frames handed to sockets
+  std::atomic<std::uint64_t> socket_writes{0};  // the writes that carried them
   std::atomic<std::uint64_t> accept_errors{0};
 
   void count_reject(const std::string& code);

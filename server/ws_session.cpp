@@ -191,6 +191,8 @@ void WsSession<Stream>::do_write() {
       buffers_.emplace_back(payload.data(), payload.size());
     }
     writing_ = true;
+    state_->metrics().frames_out.fetch_add(frames_in_flight_, std::memory_order_relaxed);
+    state_->metrics().socket_writes.fetch_add(1, std::memory_order_relaxed);
     auto on_written = beast::bind_front_handler(&WsSession::on_write, this->shared_from_this());
     bool written = false;
     if constexpr (std::is_same_v<Stream, PlainWsSocket>) {

@@ -257,5 +257,43 @@ TEST_F(PlayTest, BotsFillSeatsAndPlayToTheEnd) {
   FAIL() << "the game with a bot did not end";
 }
 
+// What one turn sends one client leaves in one write: each accepted move's `ok` and the
+// mover's state push share a socket write (parlor_socket_writes_total against
+// parlor_frames_out_total). One I/O thread, so a session's frames of a turn are all queued
+// before it writes.
+TEST(Batching, AMovesOkAndStateLeaveInOneWrite) {
+  auto config = ServerFixture::test_config();
+  config.threads = 1;
+  ServerFixture server(config);
+  std::vector<std::unique_ptr<TestClient>> players;
+  for (int s = 0; s < 2; ++s) players.push_back(server.player("p" + std::to_string(s)));
+  const Json created = players[0]->request(
+      {{"type", "create_room"}, {"kind", "bigtwo"}, {"seats", 2}, {"options", {{"seed", 5}}}});
+  const std::string room = created["room"];
+  ASSERT_EQ(players[1]->request({{"type", "join_room"}, {"room", room}})["type"], "joined");
+  ASSERT_EQ(players[0]->request({{"type", "start"}, {"room", room}})["type"], "ok");
+  for (auto& p : players) ASSERT_TRUE(p->next_of("state"));
+  const auto counter = [&](const std::string& name) {
+    const std::string text = http_get(server.port(), "/metrics");
+    const auto at = text.find("\n" + name + " ");
+    EXPECT_NE(at, std::string::npos) << name;
+    return at == std::string::npos ? 0.0 : std::stod(text.substr(at + name.size() + 2));
+  };
+  const double frames_before = counter("parlor_frames_out_total");
+  const double writes_before = counter("parlor_socket_writes_total");
+  std::string error;
+  auto mirror = create_game(*find_game("bigtwo"), Json::object(), 2, 5, nullptr, error);
+  const DriveResult result =
+      drive_game({players[0].get(), players[1].get()}, {}, room, *mirror, 0, 5);
+  ASSERT_EQ(result.failure, "");
+  ASSERT_GT(result.moves, 10);
+  const double frames = counter("parlor_frames_out_total") - frames_before;
+  const double writes = counter("parlor_socket_writes_total") - writes_before;
+  // Per move: ok + state to the mover in one write, state to the other player in another.
+  EXPECT_GE(frames, 3.0 * result.moves);
+  EXPECT_LE(writes, frames - result.moves)
+      << frames << " frames in " << writes << " writes for " << result.moves << " moves";
+}
+
 }  // namespace
 }  // namespace parlor::testing
