@@ -265,14 +265,7 @@ TEST(Batching, AMovesOkAndStateLeaveInOneWrite) {
   auto config = ServerFixture::test_config();
   config.threads = 1;
   ServerFixture server(config);
-  std::vector<std::unique_ptr<TestClient>> players;
-  for (int s = 0; s < 2; ++s) players.push_back(server.player("p" + std::to_string(s)));
-  const Json created = players[0]->request(
-      {{"type", "create_room"}, {"kind", "bigtwo"}, {"seats", 2}, {"options", {{"seed", 5}}}});
-  const std::string room = created["room"];
-  ASSERT_EQ(players[1]->request({{"type", "join_room"}, {"room", room}})["type"], "joined");
-  ASSERT_EQ(players[0]->request({{"type", "start"}, {"room", room}})["type"], "ok");
-  for (auto& p : players) ASSERT_TRUE(p->next_of("state"));
+  Table table = start_table(server, "bigtwo", 2, 5);
   const auto counter = [&](const std::string& name) {
     const std::string text = http_get(server.port(), "/metrics");
     const auto at = text.find("\n" + name + " ");
@@ -281,10 +274,7 @@ TEST(Batching, AMovesOkAndStateLeaveInOneWrite) {
   };
   const double frames_before = counter("parlor_frames_out_total");
   const double writes_before = counter("parlor_socket_writes_total");
-  std::string error;
-  auto mirror = create_game(*find_game("bigtwo"), Json::object(), 2, 5, nullptr, error);
-  const DriveResult result =
-      drive_game({players[0].get(), players[1].get()}, {}, room, *mirror, 0, 5);
+  const DriveResult result = drive_game(raw(table), {}, table.room, *table.mirror, 0, 5);
   ASSERT_EQ(result.failure, "");
   ASSERT_GT(result.moves, 10);
   const double frames = counter("parlor_frames_out_total") - frames_before;
