@@ -90,10 +90,23 @@ export function patch(root: HTMLElement, view: () => HTMLElement): void {
   }
 }
 
+// A press held longer than this no longer holds rendering back.
+const MAX_PRESS_MS = 1500;
+
 // Schedules at most one render per animation frame. While the user has a
-// <select> open, rendering waits (replacing it would close its popup).
+// <select> open, rendering waits (replacing it would close its popup). While a
+// pointer is pressed inside root it waits too: replacing the pressed button
+// before the release would swallow the click, since a click needs its press and
+// release on the same element — a push arriving mid-click would lose the user's
+// move or button press.
 export function renderLoop(root: HTMLElement, view: () => HTMLElement): () => void {
   let queued = false;
+  let pressedSince: number | null = null;
+  let heldBack: number | undefined; // the timer that renders if the press outlasts MAX_PRESS_MS
+  const resumeIn = (ms: number) => {
+    clearTimeout(heldBack);
+    heldBack = window.setTimeout(() => run(false), ms);
+  };
   const run = (force: boolean) => {
     const active = document.activeElement;
     if (!force && active instanceof HTMLSelectElement && root.contains(active)) {
@@ -107,9 +120,25 @@ export function renderLoop(root: HTMLElement, view: () => HTMLElement): () => vo
       active.addEventListener('change', resume);
       return;
     }
+    const held = pressedSince === null ? Infinity : performance.now() - pressedSince;
+    if (held < MAX_PRESS_MS) {
+      resumeIn(MAX_PRESS_MS - held);
+      return;
+    }
+    clearTimeout(heldBack);
+    heldBack = undefined;
     queued = false;
     patch(root, view);
   };
+  root.addEventListener('pointerdown', () => { pressedSince = performance.now(); }, true);
+  const release = () => {
+    if (pressedSince === null) return;
+    pressedSince = null;
+    // The click is dispatched right after the release, in the same task: render after it.
+    if (heldBack !== undefined) resumeIn(0);
+  };
+  window.addEventListener('pointerup', release, true);
+  window.addEventListener('pointercancel', release, true);
   return () => {
     if (queued) return;
     queued = true;

@@ -14,6 +14,11 @@ export class Player {
     this.baseUrl = baseUrl;
     this.errors = [];
     page.on('pageerror', (err) => this.errors.push(String(err)));
+    // Frames the page's WebSockets receive, for waiting on a push before the page shows it.
+    this.frameWaiters = new Set();
+    page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => {
+      for (const w of this.frameWaiters) if (w.test(String(payload))) { this.frameWaiters.delete(w); w.resolve(); }
+    }));
     // Console errors count, except the browser's own notes about sockets and requests that
     // failed while a test cut the network on purpose.
     page.on('console', (msg) => {
@@ -41,6 +46,15 @@ export class Player {
       await this.page.getByTestId('name-save').click();
     }
     await connected.waitFor({ timeout: CONNECT_TIMEOUT });
+  }
+
+  // Resolves when the page next receives a WebSocket frame that `test` accepts.
+  frameReceived(test, timeout = 10000) {
+    return new Promise((resolve, reject) => {
+      const waiter = { test, resolve: () => { clearTimeout(timer); resolve(); } };
+      const timer = setTimeout(() => { this.frameWaiters.delete(waiter); reject(new Error(`${this.name}: no such frame within ${timeout} ms`)); }, timeout);
+      this.frameWaiters.add(waiter);
+    });
   }
 
   async close() {

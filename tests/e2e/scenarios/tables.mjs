@@ -179,13 +179,37 @@ export const scenarios = [
     },
   },
   {
+    name: 'a button held down while a push arrives still gets its click',
+    timeout: 60,
+    async run(env) {
+      const [alice, bob] = await players(env, 2);
+      const room = await alice.createRoom('bigtwo', { seats: 3 });
+      await bob.joinFromLobby(room);
+      await alice.page.locator('[data-testid="seat-row-1"]').getByText(bob.name).waitFor();
+      const box = await alice.page.getByTestId('add-bot-2').boundingBox();
+      await alice.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await alice.page.mouse.down();
+      // Bob's chat reaches Alice mid-click: the push re-renders the room.
+      const pushed = alice.frameReceived((f) => f.includes('"chat"') && f.includes('mid-click'));
+      await bob.page.getByTestId('chat-input').fill('mid-click');
+      await bob.page.getByTestId('chat-send').click();
+      await pushed;
+      await alice.page.waitForTimeout(150); // several animation frames
+      await alice.page.mouse.up();
+      await alice.page.locator('[data-testid="seat-row-2"]').getByText('bot', { exact: true }).waitFor();
+      await alice.page.getByTestId('chat-log').getByText('mid-click').waitFor();
+      await alice.page.getByTestId('leave').click();
+      await bob.page.getByTestId('leave').click();
+    },
+  },
+  {
     name: 'bots: fill an empty seat with a bot from the room and play Big Two against it to the end',
     timeout: 180,
     async run(env) {
       const [alice] = await players(env, 1);
       const room = await alice.createRoom('bigtwo', { seats: 2, seed: 11 });
       await alice.page.getByTestId('add-bot-1').click();
-      await alice.page.locator('[data-testid="seat-row-1"]').getByText('bot').waitFor();
+      await alice.page.locator('[data-testid="seat-row-1"]').getByText('bot', { exact: true }).waitFor();
       await alice.page.getByTestId('start').click();
       await alice.page.locator('[data-testid="table"][data-game="bigtwo"]').waitFor();
       await alice.page.waitForFunction(() => document.querySelectorAll('[data-testid="hand"] [data-card]').length === 13);
