@@ -166,9 +166,21 @@ std::string encode_legal_moves(const Json& re, std::string_view room, const Json
 }
 
 std::string encode_room(const RoomSummary& room, std::optional<int> you) {
-  Json message = room_summary_json(room);
-  message["you"] = you ? Json(*you) : Json(nullptr);
-  return to_wire(message);
+  return RoomPush(room).for_viewer(you);
+}
+
+RoomPush::RoomPush(const RoomSummary& room) : head_(to_wire(room_summary_json(room))) {
+  head_.pop_back();  // '}'
+}
+
+std::string RoomPush::for_viewer(std::optional<int> you) const {
+  std::string out;
+  out.reserve(head_.size() + 16);
+  out += head_;
+  out += ",\"you\":";
+  out += you ? std::to_string(*you) : std::string("null");
+  out += '}';
+  return out;
 }
 
 std::string encode_chat(std::string_view room, std::string_view player, std::string_view name,

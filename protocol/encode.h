@@ -96,6 +96,18 @@ struct TurnDeadline {
 
 // The room push: the summary plus "you", the receiver's seat (null for a spectator).
 std::string encode_room(const RoomSummary& room, std::optional<int> you);
+
+// The room push for every member of a room from one serialization of the summary: "you" is
+// the last key in dump order, so each member's frame is the shared text with its own "you"
+// added before the closing brace. Same bytes as encode_room.
+class RoomPush {
+ public:
+  explicit RoomPush(const RoomSummary& room);
+  std::string for_viewer(std::optional<int> you) const;
+
+ private:
+  std::string head_;  // the summary's text without its closing brace
+};
 std::string encode_chat(std::string_view room, std::string_view player, std::string_view name,
                         std::string_view text);
 // {"type":"game_over","room":ID,"result":{"scores":[...],"winners":[...],...}}

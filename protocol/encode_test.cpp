@@ -159,6 +159,27 @@ TEST(EncodePushes, RoomPushHasYou) {
   EXPECT_TRUE(watching["you"].is_null());
 }
 
+// Each member's room push is spliced from one serialization: it must still be exactly the
+// text nlohmann would write for the whole message (keys sorted, "you" last).
+TEST(EncodePushes, RoomPushPerViewerIsTheDumpOfTheWholeMessage) {
+  RoomSummary with_options = sample_room();
+  with_options.options = Json{{"variant", "taiwanese"}, {"zeta", {1, 2}}};
+  RoomSummary without_options = sample_room();
+  without_options.options = Json();
+  for (const RoomSummary& room : {with_options, without_options}) {
+    const RoomPush push(room);
+    for (const std::optional<int> you :
+         {std::optional<int>(0), std::optional<int>(3), std::optional<int>()}) {
+      const std::string text = push.for_viewer(you);
+      EXPECT_EQ(text, Json::parse(text).dump());
+      EXPECT_EQ(text, encode_room(room, you));
+      const Json message = wire(text);
+      EXPECT_EQ(message["you"], you ? Json(*you) : Json(nullptr));
+      EXPECT_EQ(message.contains("options"), !room.options.is_null());
+    }
+  }
+}
+
 TEST(EncodePushes, Chat) {
   EXPECT_EQ(wire(encode_chat("r1", "p1", "alice", "gg \"all\"\n")),
             Json({{"type", "chat"},

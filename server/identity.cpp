@@ -9,12 +9,12 @@
 namespace parlor::server {
 
 void Player::send(const Frame& frame) const {
-  std::shared_ptr<Connection> live;
-  {
-    std::lock_guard lock(mutex_);
-    live = connection_.lock();
-  }
-  if (live) live->send(frame);
+  if (auto live = connection()) live->send(frame);
+}
+
+std::shared_ptr<Connection> Player::connection() const {
+  std::lock_guard lock(mutex_);
+  return connection_.lock();
 }
 
 bool Player::connected() const {

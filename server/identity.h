@@ -32,6 +32,8 @@ class Player {
   // Queues a frame on the player's live connection, if any.
   void send(const Frame& frame) const;
   bool connected() const;
+  // The live connection, or null.
+  std::shared_ptr<Connection> connection() const;
   // Makes `connection` the live one; returns the previous live connection (to be closed).
   std::shared_ptr<Connection> attach(const std::shared_ptr<Connection>& connection);
   // Forgets `connection` if it is still the live one; returns whether it was.

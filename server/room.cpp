@@ -101,11 +101,13 @@ void Room::add_bot(Caller caller, int seat, std::string strategy) {
       return self->reply_error(caller, "not_seated", "only players in the room may add bots");
     }
     if (seat < 0 || seat >= self->setup_.seats) {
-      return self->reply_error(caller, "bad_request",
-                               "seat must be between 0 and " + std::to_string(self->setup_.seats - 1));
+      return self->reply_error(
+          caller, "bad_request",
+          "seat must be between 0 and " + std::to_string(self->setup_.seats - 1));
     }
     auto& occupant = self->seats_[static_cast<std::size_t>(seat)];
-    if (occupant) return self->reply_error(caller, "seat_taken", "seat " + std::to_string(seat) + " is taken");
+    if (occupant)
+      return self->reply_error(caller, "seat_taken", "seat " + std::to_string(seat) + " is taken");
     auto bot = bots::make_strategy(strategy, self->setup_.game->kind);
     if (!bot) {
       std::string names;
@@ -138,8 +140,9 @@ void Room::start(Caller caller) {
                                      [](const auto& o) { return !o.has_value(); });
     if (empty > 0) {
       return self->reply_error(caller, "not_allowed",
-                               std::to_string(empty) + " seat(s) are still empty; fill them with "
-                                                       "players or bots first");
+                               std::to_string(empty) +
+                                   " seat(s) are still empty; fill them with "
+                                   "players or bots first");
     }
     // The ok waits, like the deal's pushes, until the new game's seed is stored.
     self->begin_game();
@@ -148,25 +151,24 @@ void Room::start(Caller caller) {
 }
 
 void Room::chat(Caller caller, std::string text) {
-  net::post(strand_, [self = shared_from_this(), caller = std::move(caller),
-                      text = std::move(text)] {
-    self->last_activity_ = Clock::now();
-    if (!self->is_member(*caller.player)) {
-      return self->reply_error(caller, "not_seated", "join or watch the room to chat");
-    }
-    self->reply_ok(caller);
-    self->send_to_members(make_frame(protocol::encode_chat(
-        self->id(), caller.player->id(), caller.player->name(), text)));
-  });
+  net::post(
+      strand_, [self = shared_from_this(), caller = std::move(caller), text = std::move(text)] {
+        self->last_activity_ = Clock::now();
+        if (!self->is_member(*caller.player)) {
+          return self->reply_error(caller, "not_seated", "join or watch the room to chat");
+        }
+        self->reply_ok(caller);
+        self->send_to_members(make_frame(
+            protocol::encode_chat(self->id(), caller.player->id(), caller.player->name(), text)));
+      });
 }
 
 // Moves are the hot path: dispatch runs the move at once when the room's strand is free (the
 // usual case), saving a trip through the event loop's queue; otherwise it waits its turn.
 void Room::move(Caller caller, Json move, std::optional<std::int64_t> seq) {
-  net::dispatch(strand_, [self = shared_from_this(), caller = std::move(caller),
-                          move = std::move(move), seq]() mutable {
-    self->do_move(caller, std::move(move), seq);
-  });
+  net::dispatch(strand_,
+                [self = shared_from_this(), caller = std::move(caller), move = std::move(move),
+                 seq]() mutable { self->do_move(caller, std::move(move), seq); });
 }
 
 void Room::legal_moves(Caller caller) {
@@ -205,26 +207,25 @@ void Room::player_presence_changed(const Player& player) {
       occupant.grace_timer.reset();
       if (occupant.bot) {
         occupant.bot.reset();
-        log_info("room " + id() + ": " + player.id() + " is back at seat " +
-                 std::to_string(*seat));
+        log_info("room " + id() + ": " + player.id() + " is back at seat " + std::to_string(*seat));
       }
     } else if (status_ == RoomStatus::kPlaying && !occupant.bot && !occupant.grace_timer) {
       occupant.grace_timer = std::make_shared<net::steady_timer>(strand_);
       occupant.grace_timer->expires_after(setup_.grace);
       const Seat s = *seat;
-      occupant.grace_timer->async_wait(
-          [self = shared_from_this(), s, timer = occupant.grace_timer](boost::system::error_code ec) {
-            if (ec) return;
-            auto& o = self->seats_[static_cast<std::size_t>(s)];
-            if (!o || o->grace_timer != timer || !o->player || o->player->connected()) return;
-            o->grace_timer.reset();
-            o->bot = bots::make_strategy("greedy", self->setup_.game->kind);
-            if (!o->bot) o->bot = bots::make_strategy("random", self->setup_.game->kind);
-            log_info("room " + self->id() + ": a bot plays seat " + std::to_string(s) +
-                     " until its player returns");
-            self->publish_room();
-            self->schedule_bots();
-          });
+      occupant.grace_timer->async_wait([self = shared_from_this(), s, timer = occupant.grace_timer](
+                                           boost::system::error_code ec) {
+        if (ec) return;
+        auto& o = self->seats_[static_cast<std::size_t>(s)];
+        if (!o || o->grace_timer != timer || !o->player || o->player->connected()) return;
+        o->grace_timer.reset();
+        o->bot = bots::make_strategy("greedy", self->setup_.game->kind);
+        if (!o->bot) o->bot = bots::make_strategy("random", self->setup_.game->kind);
+        log_info("room " + self->id() + ": a bot plays seat " + std::to_string(s) +
+                 " until its player returns");
+        self->publish_room();
+        self->schedule_bots();
+      });
     }
   }
   publish_room();
@@ -303,7 +304,8 @@ void Room::do_join(const Caller& caller, std::optional<int> seat, bool creating)
   }
   // A spectator who takes a seat stops watching.
   std::erase(spectators_, caller.player);
-  seats_[static_cast<std::size_t>(*seat)] = Occupant{caller.player, caller.player->name(), nullptr, nullptr};
+  seats_[static_cast<std::size_t>(*seat)] =
+      Occupant{caller.player, caller.player->name(), nullptr, nullptr};
   caller.player->add_room(id());
   reply(caller, creating ? protocol::encode_room_created(caller.re, id())
                          : protocol::encode_joined(caller.re, id(), *seat));
@@ -377,11 +379,10 @@ void Room::after_accepted(const Json& events, std::optional<Clock::time_point> r
 
 std::optional<protocol::TurnDeadline> Room::deadline() const {
   if (!turn_deadline_) return std::nullopt;
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*turn_deadline_ -
-                                                                          Clock::now());
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(*turn_deadline_ - Clock::now());
   return protocol::TurnDeadline{
-      std::chrono::duration_cast<std::chrono::milliseconds>(
-          turn_deadline_wall_->time_since_epoch())
+      std::chrono::duration_cast<std::chrono::milliseconds>(turn_deadline_wall_->time_since_epoch())
           .count(),
       std::max<std::int64_t>(0, left.count())};
 }
@@ -400,9 +401,10 @@ void Room::arm_turn_clock() {
   turn_deadline_ = Clock::now() + setup_.turn_seconds;
   turn_deadline_wall_ = std::chrono::system_clock::now() + setup_.turn_seconds;
   turn_timer_.expires_at(*turn_deadline_);
-  turn_timer_.async_wait([self = shared_from_this(), armed_at = seq_](boost::system::error_code ec) {
-    if (!ec) self->on_turn_timeout(armed_at);
-  });
+  turn_timer_.async_wait(
+      [self = shared_from_this(), armed_at = seq_](boost::system::error_code ec) {
+        if (!ec) self->on_turn_timeout(armed_at);
+      });
 }
 
 // Runs on the strand, like every move: whichever of the late move and the timeout comes
@@ -414,8 +416,8 @@ void Room::on_turn_timeout(std::int64_t armed_at_seq) {
     const Json move = timeout_move(s);
     MoveResult result = game_->apply(s, move);
     if (!result.ok()) {
-      log_error("room " + id() + ": timeout move for seat " + std::to_string(s) +
-                " was refused (" + result.code() + ")");
+      log_error("room " + id() + ": timeout move for seat " + std::to_string(s) + " was refused (" +
+                result.code() + ")");
       return;
     }
     log_.emplace_back(s, move);
@@ -495,8 +497,8 @@ bool Room::bot_move(Seat seat, bots::Strategy& strategy) {
   const Json move = strategy.choose(game_->view(seat), game_->prompt(seat), bot_rng_);
   MoveResult result = game_->apply(seat, move);
   if (!result.ok()) {
-    log_error("room " + id() + ": bot at seat " + std::to_string(seat) +
-              " made an illegal move (" + result.code() + "); stopping it");
+    log_error("room " + id() + ": bot at seat " + std::to_string(seat) + " made an illegal move (" +
+              result.code() + "); stopping it");
     return false;
   }
   log_.emplace_back(seat, move);
@@ -552,13 +554,14 @@ protocol::RoomSummary Room::summary() const {
 void Room::publish_room(bool persist) {
   if (persist) persist_room();
   auto shared = std::make_shared<const protocol::RoomSummary>(summary());
+  const protocol::RoomPush push(*shared);
   for (std::size_t s = 0; s < seats_.size(); ++s) {
     if (seats_[s] && seats_[s]->player) {
-      deliver(seats_[s]->player, make_frame(protocol::encode_room(*shared, static_cast<int>(s))));
+      deliver(seats_[s]->player, make_frame(push.for_viewer(static_cast<int>(s))));
     }
   }
   if (!spectators_.empty()) {
-    const Frame frame = make_frame(protocol::encode_room(*shared, std::nullopt));
+    const Frame frame = make_frame(push.for_viewer(std::nullopt));
     for (const auto& spectator : spectators_) deliver(spectator, frame);
   }
   hooks_.summary_changed(id(), shared);
@@ -600,10 +603,14 @@ void Room::broadcast_state(const Json& events) {
   const auto parts = protocol::state_frame_parts(id(), seq_, to_act, events, deadline());
   for (std::size_t s = 0; s < seats_.size(); ++s) {
     const auto& occupant = seats_[s];
-    if (!occupant || !occupant->player || !occupant->player->connected()) continue;
+    if (!occupant || !occupant->player) continue;
+    // Views are written only for connected players. A player who reconnects while this
+    // frame is held for the store gets the whole state on resuming anyway.
+    const auto live = occupant->player->connection();
+    if (!live) continue;
     const Seat seat = static_cast<Seat>(s);
     const bool acts = std::find(to_act.begin(), to_act.end(), seat) != to_act.end();
-    deliver(occupant->player, make_frame(state_frame(parts, seat, acts)));
+    deliver(live, make_frame(state_frame(parts, seat, acts)));
   }
   if (!spectators_.empty()) {
     const Frame frame = make_frame(state_frame(parts, kSpectator, false));
@@ -656,14 +663,12 @@ void Room::persist_move(Seat seat, const Json& move) {
   // A checkpoint every few moves and at the end lets recovery notice an engine that no
   // longer replays the log identically.
   if (log_.size() % kHashEvery == 0 || game_->finished()) record.state_hash = game_->state_hash();
-  setup_.store->append_move(
-      std::move(record),
-      [weak = weak_from_this()](bool ok) {
-        // Called on the store's writer thread: hop back onto the strand.
-        if (auto self = weak.lock()) {
-          net::post(self->strand_, [self, ok] { self->on_durable(ok); });
-        }
-      });
+  setup_.store->append_move(std::move(record), [weak = weak_from_this()](bool ok) {
+    // Called on the store's writer thread: hop back onto the strand.
+    if (auto self = weak.lock()) {
+      net::post(self->strand_, [self, ok] { self->on_durable(ok); });
+    }
+  });
 }
 
 void Room::persist_room(bool gate_frames) {
@@ -730,10 +735,16 @@ RoomRecord Room::record() const {
     out.occupants.emplace_back(std::move(seat));
   }
   switch (status_) {
-    case RoomStatus::kWaiting: out.status = StoredRoomStatus::kWaiting; break;
-    case RoomStatus::kPlaying: out.status = StoredRoomStatus::kPlaying; break;
+    case RoomStatus::kWaiting:
+      out.status = StoredRoomStatus::kWaiting;
+      break;
+    case RoomStatus::kPlaying:
+      out.status = StoredRoomStatus::kPlaying;
+      break;
     case RoomStatus::kFinished:
-    case RoomStatus::kFrozen: out.status = StoredRoomStatus::kFinished; break;
+    case RoomStatus::kFrozen:
+      out.status = StoredRoomStatus::kFinished;
+      break;
   }
   out.created_ms = created_ms_;
   out.finished_ms = finished_ms_;
@@ -799,7 +810,8 @@ bool Room::restore(const LoadedRoom& stored, Identity& identity) {
 // Called once the room is registered: timers and pushes for the recovered state.
 void Room::resume_after_restore() {
   net::post(strand_, [self = shared_from_this()] {
-    if (self->counted_open_ && self->setup_.creator) self->hooks_.open_rooms_changed(self->setup_.creator, +1);
+    if (self->counted_open_ && self->setup_.creator)
+      self->hooks_.open_rooms_changed(self->setup_.creator, +1);
     if (self->status_ != RoomStatus::kPlaying) return self->publish_room();
     // Everyone is disconnected after a restart: the grace periods start now, and the turn
     // clock restarts in full so nobody loses time to the outage.

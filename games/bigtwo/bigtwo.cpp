@@ -509,7 +509,7 @@ void BigTwoGame::write_view(Seat seat, std::string& out) const {
   }
   out += "],";
   jt::key(out, "phase");
-  jt::string(out, finished_ ? "finished" : "play");
+  out += finished_ ? std::string_view(R"("finished")") : std::string_view(R"("play")");
   out += ',';
   jt::key(out, "scores");
   ints(scores_.begin(), scores_.begin() + seats_);
@@ -552,7 +552,8 @@ void BigTwoGame::write_prompt(Seat seat, std::string& out) const {
   namespace jt = json_text;
   if (finished_ || seat != turn_) return jt::null(out);
   const bool pass = can_pass(seat);
-  out += pass ? R"({"actions":["play","pass"],"legal":[)" : R"({"actions":["play"],"legal":[)";
+  out += pass ? std::string_view(R"({"actions":["play","pass"],"legal":[)")
+              : std::string_view(R"({"actions":["play"],"legal":[)");
   std::vector<Play> plays;
   legal_plays(seat, plays);
   jt::Separator comma;

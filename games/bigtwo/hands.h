@@ -13,6 +13,8 @@
 // strengths are produced by the play generator (plays.h), keeping the two in step.
 #pragma once
 
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -81,19 +83,48 @@ int card_strength(Card card, SuitOrder order);
 
 // The lowest card of a non-empty set of ordinary cards in Big Two order.
 Card lowest_card(CardSet cards, SuitOrder order);
-// Calls `visit(card)` for each card of `cards`, low -> high in Big Two order.
-template <typename Visit>
-void for_each_low_to_high(CardSet cards, SuitOrder order, Visit&& visit) {
-  const Suit clubs_or_diamonds[2] = {Suit::kClubs, Suit::kDiamonds};
-  const Suit lowest = clubs_or_diamonds[order == SuitOrder::kSpadesHeartsClubsDiamonds ? 1 : 0];
-  const Suit second = clubs_or_diamonds[order == SuitOrder::kSpadesHeartsClubsDiamonds ? 0 : 1];
-  for (int r = 0; r < kRankCount; ++r) {
-    const Rank rank = r == kRankCount - 1 ? Rank::kTwo : static_cast<Rank>(r + 3);
-    for (Suit suit : {lowest, second, Suit::kHearts, Suit::kSpades}) {
-      if (cards.contains(Card(rank, suit))) visit(Card(rank, suit));
+namespace detail {
+// Big Two order as bit positions: for each suit order, every card's place in the order
+// (threes lowest, twos highest, suits low to high; 0..51) and the card at each place.
+struct LowToHighOrder {
+  std::array<std::uint8_t, 52> place{};
+  std::array<std::uint8_t, 52> card{};
+};
+inline constexpr auto kLowToHigh = [] {
+  std::array<LowToHighOrder, 2> orders{};
+  for (int o = 0; o < 2; ++o) {
+    // kSpadesHeartsClubsDiamonds: diamonds lowest; kSpadesHeartsDiamondsClubs: clubs lowest.
+    const Suit suits[4] = {o == 0 ? Suit::kDiamonds : Suit::kClubs,
+                           o == 0 ? Suit::kClubs : Suit::kDiamonds, Suit::kHearts, Suit::kSpades};
+    int place = 0;
+    for (int r = 0; r < kRankCount; ++r) {
+      const Rank rank = r == kRankCount - 1 ? Rank::kTwo : static_cast<Rank>(r + 3);
+      for (Suit suit : suits) {
+        const auto index = static_cast<std::uint8_t>(Card(rank, suit).index());
+        orders[static_cast<std::size_t>(o)].place[index] = static_cast<std::uint8_t>(place);
+        orders[static_cast<std::size_t>(o)].card[static_cast<std::size_t>(place)] = index;
+        ++place;
+      }
     }
   }
+  return orders;
+}();
+}  // namespace detail
+
+// Visits the cards of `cards` low -> high in Big Two order (jokers are not Big Two cards).
+// Runs over the set's cards only: it is called for every legal play of every prompt.
+template <class Visit>
+void for_each_low_to_high(CardSet cards, SuitOrder order, Visit&& visit) {
+  const auto& o = detail::kLowToHigh[order == SuitOrder::kSpadesHeartsClubsDiamonds ? 0 : 1];
+  std::uint64_t places = 0;
+  for (std::uint64_t bits = cards.bits() & ((std::uint64_t{1} << 52) - 1); bits; bits &= bits - 1) {
+    places |= std::uint64_t{1} << o.place[static_cast<std::size_t>(std::countr_zero(bits))];
+  }
+  for (; places; places &= places - 1) {
+    visit(Card::from_index(o.card[static_cast<std::size_t>(std::countr_zero(places))]));
+  }
 }
+
 // The cards of `cards` sorted low -> high in Big Two order.
 std::vector<Card> sorted_low_to_high(CardSet cards, SuitOrder order);
 

@@ -6,8 +6,11 @@
 // order; these helpers write the values.
 #pragma once
 
+#include <array>
 #include <charconv>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -15,11 +18,16 @@
 
 namespace parlor::json_text {
 
-// `"name":` — for the engine's own fixed key names (plain ASCII, nothing to escape).
-inline void key(std::string& out, std::string_view name) {
-  out += '"';
-  out += name;
-  out += "\":";
+// `"name":` — for the engine's own fixed key names (plain ASCII, nothing to escape), in one
+// append: views are mostly keys.
+template <std::size_t N>
+inline void key(std::string& out, const char (&name)[N]) {
+  char text[N + 2];
+  text[0] = '"';
+  std::memcpy(text + 1, name, N - 1);
+  text[N] = '"';
+  text[N + 1] = ':';
+  out.append(text, N + 2);
 }
 
 inline void integer(std::string& out, std::int64_t value) {
@@ -36,7 +44,28 @@ inline void null(std::string& out) { out += "null"; }
 // other bytes are copied, so it is only for valid UTF-8 (engine-made text always is).
 void string(std::string& out, std::string_view text);
 
-void card(std::string& out, Card card);
+namespace detail {
+// Every card's two wire characters, by index ("2C" … "AS", "LJ", "BJ").
+inline constexpr auto kCardText = [] {
+  constexpr char kRanks[] = "23456789TJQKA";
+  constexpr char kSuits[] = "CDHS";
+  std::array<std::array<char, 2>, Card::kIndexCount> text{};
+  for (int i = 0; i < Card::kIndexCount; ++i) {
+    const Card c = Card::from_index(i);
+    text[static_cast<std::size_t>(i)] =
+        c.is_joker() ? std::array<char, 2>{c == Card::little_joker() ? 'L' : 'B', 'J'}
+                     : std::array<char, 2>{kRanks[static_cast<int>(c.rank()) - 2],
+                                           kSuits[static_cast<int>(c.suit())]};
+  }
+  return text;
+}();
+}  // namespace detail
+
+inline void card(std::string& out, Card card) {
+  const auto& name = detail::kCardText[static_cast<std::size_t>(card.index())];
+  const char text[4] = {'"', name[0], name[1], '"'};
+  out.append(text, sizeof text);
+}
 
 // A comma before every element but the first: `Separator comma; ... comma(out);`.
 class Separator {

@@ -169,5 +169,33 @@ void BM_BigTwo_ViewJson(benchmark::State& state) {
 }
 BENCHMARK(BM_BigTwo_ViewJson);
 
+// The same view written as text, the way the server writes every state push.
+void BM_BigTwo_WriteView(benchmark::State& state) {
+  const auto& pool = positions();
+  std::size_t i = 0;
+  std::string out;
+  for (auto _ : state) {
+    const Position& p = pool[i++ % pool.size()];
+    out.clear();
+    p.game.write_view(p.game.turn(), out);
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+BENCHMARK(BM_BigTwo_WriteView);
+
+// The prompt with every legal play, written for the seat to act after every move.
+void BM_BigTwo_WritePrompt(benchmark::State& state) {
+  const auto& pool = positions();
+  std::size_t i = 0;
+  std::string out;
+  for (auto _ : state) {
+    const Position& p = pool[i++ % pool.size()];
+    out.clear();
+    p.game.write_prompt(p.game.turn(), out);
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+BENCHMARK(BM_BigTwo_WritePrompt);
+
 }  // namespace
 }  // namespace parlor::bigtwo
