@@ -164,6 +164,8 @@ TEST(EncodePushes, RoomPushHasYou) {
 TEST(EncodePushes, RoomPushPerViewerIsTheDumpOfTheWholeMessage) {
   RoomSummary with_options = sample_room();
   with_options.options = Json{{"variant", "taiwanese"}, {"zeta", {1, 2}}};
+  with_options.seats[0]->name = "al \"ice\"\n\\";  // escapes
+  with_options.status = RoomStatus::kFrozen;
   RoomSummary without_options = sample_room();
   without_options.options = Json();
   for (const RoomSummary& room : {with_options, without_options}) {
@@ -171,6 +173,9 @@ TEST(EncodePushes, RoomPushPerViewerIsTheDumpOfTheWholeMessage) {
     for (const std::optional<int> you :
          {std::optional<int>(0), std::optional<int>(3), std::optional<int>()}) {
       const std::string text = push.for_viewer(you);
+      Json expected = room_summary_json(room);
+      expected["you"] = you ? Json(*you) : Json(nullptr);
+      EXPECT_EQ(text, to_wire(expected));
       EXPECT_EQ(text, Json::parse(text).dump());
       EXPECT_EQ(text, encode_room(room, you));
       const Json message = wire(text);
@@ -259,6 +264,9 @@ TEST(EncodeSafety, InvalidUtf8NeverThrowsAndIsReplaced) {
   RoomSummary room = sample_room();
   room.seats[0]->name = bad_name;
   ASSERT_NO_THROW(text = encode_room(room, 0));
+  Json expected = room_summary_json(room);
+  expected["you"] = 0;
+  EXPECT_EQ(text, to_wire(expected));
   EXPECT_EQ(wire(text)["seats"][0]["name"],
             "ali\xEF\xBF\xBD"
             "ce");
