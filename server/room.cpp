@@ -332,9 +332,9 @@ void Room::do_move(const Caller& caller, Json move, std::optional<std::int64_t> 
   }
   MoveResult result = game_->apply(*seat, move);
   if (!result.ok()) return reply_error(caller, result.code(), result.message());
-  log_.emplace_back(*seat, std::move(move));
+  ++moves_in_game_;
   ++seq_;
-  persist_move(*seat, log_.back().second);
+  persist_move(*seat, std::move(move));
   reply_ok(caller, seq_);
   after_accepted(result.events(), caller.received);
 }
@@ -352,7 +352,7 @@ void Room::begin_game() {
       hooks_.open_rooms_changed(setup_.creator, +1);
     }
   }
-  log_.clear();
+  moves_in_game_ = 0;
   ++game_number_;
   start_seq_ = seq_;
   game_started_ms_ = unix_ms();
@@ -420,7 +420,7 @@ void Room::on_turn_timeout(std::int64_t armed_at_seq) {
                 result.code() + ")");
       return;
     }
-    log_.emplace_back(s, move);
+    ++moves_in_game_;
     ++seq_;
     persist_move(s, move);
     Json events = result.events();
@@ -463,7 +463,7 @@ void Room::finish_game() {
     counted_open_ = false;
     hooks_.open_rooms_changed(setup_.creator, -1);
   }
-  log_info("room " + id() + " finished after " + std::to_string(log_.size()) + " moves");
+  log_info("room " + id() + " finished after " + std::to_string(moves_in_game_) + " moves");
   publish_room();
 }
 
@@ -501,7 +501,7 @@ bool Room::bot_move(Seat seat, bots::Strategy& strategy) {
               result.code() + "); stopping it");
     return false;
   }
-  log_.emplace_back(seat, move);
+  ++moves_in_game_;
   ++seq_;
   persist_move(seat, move);
   after_accepted(result.events(), std::nullopt);
@@ -656,13 +656,14 @@ void Room::deliver(const std::shared_ptr<Connection>& connection, Frame frame) {
   }
 }
 
-void Room::persist_move(Seat seat, const Json& move) {
+void Room::persist_move(Seat seat, Json move) {
   if (!setup_.store) return;
   ++gating_writes_;
-  MoveRecord record{id(), game_number_, seq_, seat, move, unix_ms(), std::nullopt};
+  MoveRecord record{id(), game_number_, seq_, seat, std::move(move), unix_ms(), std::nullopt};
   // A checkpoint every few moves and at the end lets recovery notice an engine that no
   // longer replays the log identically.
-  if (log_.size() % kHashEvery == 0 || game_->finished()) record.state_hash = game_->state_hash();
+  if (moves_in_game_ % kHashEvery == 0 || game_->finished())
+    record.state_hash = game_->state_hash();
   setup_.store->append_move(std::move(record), [weak = weak_from_this()](bool ok) {
     // Called on the store's writer thread: hop back onto the strand.
     if (auto self = weak.lock()) {
@@ -796,7 +797,7 @@ bool Room::restore(const LoadedRoom& stored, Identity& identity) {
       status_ = RoomStatus::kFrozen;
       return false;
     }
-    log_.emplace_back(m.seat, m.move);
+    ++moves_in_game_;
   }
   if (game_->finished()) {
     status_ = RoomStatus::kFinished;

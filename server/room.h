@@ -9,9 +9,9 @@
 #include <boost/asio/strand.hpp>
 
 #include <atomic>
-#include <deque>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -57,7 +57,7 @@ struct RoomSetup {
   Store* store = nullptr;  // null: nothing is persisted
   const GameInfo* game = nullptr;
   int seats = 0;
-  Json game_options;  // normalized: every default filled in
+  Json game_options;                        // normalized: every default filled in
   std::optional<std::uint64_t> fixed_seed;  // the `seed` room option (dev mode only)
   bool is_private = false;
   std::shared_ptr<Player> creator;
@@ -106,7 +106,7 @@ class Room : public std::enable_shared_from_this<Room> {
   struct Occupant {
     std::shared_ptr<Player> player;  // null for a bot added with add_bot
     std::string name;
-    std::unique_ptr<bots::Strategy> bot;  // set while a bot plays this seat
+    std::unique_ptr<bots::Strategy> bot;                     // set while a bot plays this seat
     std::shared_ptr<boost::asio::steady_timer> grace_timer;  // running while the player is away
   };
 
@@ -147,14 +147,14 @@ class Room : public std::enable_shared_from_this<Room> {
   // Write-ahead: frames made while a move is not yet durable wait here, in order, until the
   // store confirms it. Without a store everything is durable at once.
   struct HeldFrame {
-    std::shared_ptr<Player> player;          // one of player and connection is set
+    std::shared_ptr<Player> player;  // one of player and connection is set
     std::shared_ptr<Connection> connection;
     Frame frame;
   };
   void deliver(const std::shared_ptr<Player>& player, Frame frame);
   void deliver(const std::shared_ptr<Connection>& connection, Frame frame);
   // The accepted move that made seq_ goes to the store; frames wait until it is durable.
-  void persist_move(Seat seat, const Json& move);
+  void persist_move(Seat seat, Json move);
   // Saves the room record; with `gate_frames`, frames wait for it too (a new deal's seed).
   void persist_room(bool gate_frames = false);
   void on_durable(bool ok);
@@ -170,8 +170,8 @@ class Room : public std::enable_shared_from_this<Room> {
   std::vector<std::shared_ptr<Player>> spectators_;
   std::unique_ptr<Game> game_;
   std::int64_t seq_ = 0;
-  std::vector<std::pair<int, Json>> log_;  // this game's accepted moves
-  int game_number_ = 0;                    // 1, 2, ... for each (re)start
+  std::size_t moves_in_game_ = 0;  // moves accepted in this game (the store keeps the moves)
+  int game_number_ = 0;            // 1, 2, ... for each (re)start
   std::uint64_t seed_ = 0;
   std::int64_t start_seq_ = 0;
   std::int64_t created_ms_ = 0;
@@ -181,7 +181,7 @@ class Room : public std::enable_shared_from_this<Room> {
   // once none is outstanding.
   int gating_writes_ = 0;
   std::deque<HeldFrame> held_;
-  bool counted_open_ = false;              // counts toward the creator's open rooms
+  bool counted_open_ = false;  // counts toward the creator's open rooms
   Rng bot_rng_;
   boost::asio::steady_timer bot_timer_;
   bool bot_timer_armed_ = false;

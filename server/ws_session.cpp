@@ -101,7 +101,7 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
   state_->metrics().bytes_in.fetch_add(bytes, std::memory_order_relaxed);
   const std::string_view frame(static_cast<const char*>(buffer_.data().data()),
                                buffer_.data().size());
-  if (!take_rate_token()) {
+  if (!take_rate_token(received)) {
     buffer_.consume(buffer_.size());
     if (++strikes_ > state_->config().rate_strikes_before_close) {
       return do_close(websocket::close_code::policy_error, "rate limit exceeded repeatedly");
@@ -123,8 +123,7 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
 }
 
 template <class Stream>
-bool WsSession<Stream>::take_rate_token() {
-  const auto now = Clock::now();
+bool WsSession<Stream>::take_rate_token(Clock::time_point now) {
   const double elapsed = std::chrono::duration<double>(now - last_refill_).count();
   last_refill_ = now;
   const ServerConfig& config = state_->config();

@@ -41,7 +41,7 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   void on_accept(beast::error_code ec);
   void do_read();
   void on_read(beast::error_code ec, std::size_t bytes);
-  bool take_rate_token();
+  bool take_rate_token(Clock::time_point now);
   void drain_inbox();
   void enqueue(Frame frame);
   void do_write();
