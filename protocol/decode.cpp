@@ -260,7 +260,8 @@ Command decode_get_replay(Reader& reader) {
   GetReplay replay;
   replay.room = reader.required_identifier("room");
   replay.seat = reader.optional_seat("seat");
-  if (auto game = reader.optional_integer("game", 1, 1'000'000)) replay.game = static_cast<int>(*game);
+  if (auto game = reader.optional_integer("game", 1, 1'000'000))
+    replay.game = static_cast<int>(*game);
   return replay;
 }
 

@@ -251,8 +251,9 @@ std::string encode_game_over(std::string_view room, const Json& result) {
   return out;
 }
 
-StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq, const Json& to_act,
-                                  const Json& events, std::optional<TurnDeadline> deadline) {
+StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq,
+                                  std::span<const Seat> to_act, const Json& events,
+                                  std::optional<TurnDeadline> deadline) {
   StateFrameParts parts;
   parts.head.reserve(48 + room.size());
   parts.head = R"({"type":"state","room":)";
@@ -260,9 +261,12 @@ StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq, const
   parts.head += R"(,"seq":)";
   parts.head += std::to_string(seq);
   parts.head += R"(,"view":)";
-  parts.middle = R"(,"to_act":)";
-  parts.middle += to_wire(to_act);
-  parts.middle += R"(,"prompt":)";
+  parts.middle = R"(,"to_act":[)";
+  for (std::size_t i = 0; i < to_act.size(); ++i) {
+    if (i > 0) parts.middle += ',';
+    json_text::integer(parts.middle, to_act[i]);
+  }
+  parts.middle += R"(],"prompt":)";
   const std::string events_text = to_wire(events);
   parts.tail.reserve(events_text.size() + 64);
   parts.tail = R"(,"events":)";
@@ -278,7 +282,7 @@ StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq, const
 }
 
 std::string encode_state(std::string_view room, std::int64_t seq, const Json& view,
-                         const Json& to_act, const Json& prompt, const Json& events,
+                         std::span<const Seat> to_act, const Json& prompt, const Json& events,
                          std::optional<TurnDeadline> deadline) {
   const StateFrameParts parts = state_frame_parts(room, seq, to_act, events, deadline);
   return parts.head + to_wire(view) + parts.middle + to_wire(prompt) + parts.tail;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,10 +116,9 @@ std::string encode_game_over(std::string_view room, const Json& result);
 
 // {"type":"state","room":ID,"seq":N,"view":VIEW,"to_act":[SEATS],"prompt":P,"events":[...]}
 // plus "deadline" (server time, ms since the epoch) and "deadline_ms" (ms left when the frame
-// was made) while a turn clock runs. `to_act` accepts a std::vector<Seat>; `prompt` is null
-// for spectators and seats not in to_act.
+// was made) while a turn clock runs. `prompt` is null for spectators and seats not in to_act.
 std::string encode_state(std::string_view room, std::int64_t seq, const Json& view,
-                         const Json& to_act, const Json& prompt, const Json& events,
+                         std::span<const Seat> to_act, const Json& prompt, const Json& events,
                          std::optional<TurnDeadline> deadline = std::nullopt);
 
 // The hot path: a move's state pushes differ only in view and prompt, so everything else is
@@ -129,7 +129,8 @@ struct StateFrameParts {
   std::string middle;  // ,"to_act":[SEATS],"prompt":
   std::string tail;    // ,"events":[...](,"deadline":..,"deadline_ms":..)}
 };
-StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq, const Json& to_act,
-                                  const Json& events, std::optional<TurnDeadline> deadline);
+StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq,
+                                  std::span<const Seat> to_act, const Json& events,
+                                  std::optional<TurnDeadline> deadline);
 
 }  // namespace parlor::protocol

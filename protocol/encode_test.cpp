@@ -229,7 +229,7 @@ TEST(EncodePushes, StateRoomNameBytesMatchTheJsonDump) {
        {"r1", "", "with \"quotes\" and \\", "tab\tnew\nline\x01\x1f",
         "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x82\xA1", "bad\xFF", "cut\xC3"}) {
     const std::string text =
-        encode_state(room, 3, Json::object(), Json::array({2}), nullptr, Json::array());
+        encode_state(room, 3, Json::object(), std::vector<Seat>{2}, nullptr, Json::array());
     const std::string expected = R"({"type":"state","room":)" + to_wire(Json(room)) +
                                  R"(,"seq":3,"view":{},"to_act":[2],"prompt":null,"events":[]})";
     EXPECT_EQ(text, expected) << room;
@@ -238,13 +238,27 @@ TEST(EncodePushes, StateRoomNameBytesMatchTheJsonDump) {
 
 TEST(EncodePushes, StateForASpectatorWithoutTimer) {
   const Json message =
-      wire(encode_state("r1", 0, Json::object(), Json::array({1, 2}), nullptr, Json::array()));
+      wire(encode_state("r1", 0, Json::object(), std::vector<Seat>{1, 2}, nullptr, Json::array()));
   ASSERT_TRUE(message.contains("prompt"));
   EXPECT_TRUE(message["prompt"].is_null());
   EXPECT_EQ(message["to_act"], Json::array({1, 2}));
   EXPECT_EQ(message["events"], Json::array());
   EXPECT_FALSE(message.contains("deadline_ms"));
   EXPECT_EQ(message["seq"], 0);
+}
+
+// The seats to act are written as text: the same bytes dump() writes for them, in place.
+TEST(EncodePushes, StateToActIsWrittenAsDumpWritesIt) {
+  const Json events = {{{"type", "play"}, {"seat", 3}, {"cards", {"7D", "7H"}}}};
+  for (const std::vector<Seat>& to_act :
+       {std::vector<Seat>{}, std::vector<Seat>{3}, std::vector<Seat>{0, 1, 2, 3}}) {
+    const std::string text = encode_state("r\"9", 12, Json{{"b", 1}, {"a", nullptr}}, to_act,
+                                          nullptr, events, TurnDeadline{1'790'000'000'123, 4'200});
+    EXPECT_NE(text.find(R"(,"to_act":)" + Json(to_act).dump() + R"(,"prompt":null,)"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(wire(text)["to_act"], Json(to_act));
+  }
 }
 
 TEST(EncodeSafety, InvalidUtf8NeverThrowsAndIsReplaced) {
@@ -278,7 +292,7 @@ TEST(EncodeSafety, InvalidUtf8NeverThrowsAndIsReplaced) {
   EXPECT_EQ(error["message"], "message \xEF\xBF\xBD");
 
   const Json view = {{"name", bad_name}};
-  ASSERT_NO_THROW(text = encode_state("r", 1, view, Json::array(), nullptr, Json::array()));
+  ASSERT_NO_THROW(text = encode_state("r", 1, view, std::vector<Seat>{}, nullptr, Json::array()));
   EXPECT_EQ(wire(text)["view"]["name"],
             "ali\xEF\xBF\xBD"
             "ce");
