@@ -252,7 +252,7 @@ std::string encode_game_over(std::string_view room, const Json& result) {
 }
 
 StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq,
-                                  std::span<const Seat> to_act, const Json& events,
+                                  std::span<const Seat> to_act, std::string_view events,
                                   std::optional<TurnDeadline> deadline) {
   StateFrameParts parts;
   parts.head.reserve(48 + room.size());
@@ -267,10 +267,9 @@ StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq,
     json_text::integer(parts.middle, to_act[i]);
   }
   parts.middle += R"(],"prompt":)";
-  const std::string events_text = to_wire(events);
-  parts.tail.reserve(events_text.size() + 64);
+  parts.tail.reserve(events.size() + 64);
   parts.tail = R"(,"events":)";
-  parts.tail += events_text;
+  parts.tail += events;
   if (deadline) {
     parts.tail += R"(,"deadline":)";
     parts.tail += std::to_string(deadline->at_unix_ms);
@@ -284,7 +283,7 @@ StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq,
 std::string encode_state(std::string_view room, std::int64_t seq, const Json& view,
                          std::span<const Seat> to_act, const Json& prompt, const Json& events,
                          std::optional<TurnDeadline> deadline) {
-  const StateFrameParts parts = state_frame_parts(room, seq, to_act, events, deadline);
+  const StateFrameParts parts = state_frame_parts(room, seq, to_act, to_wire(events), deadline);
   return parts.head + to_wire(view) + parts.middle + to_wire(prompt) + parts.tail;
 }
 

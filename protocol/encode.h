@@ -129,8 +129,9 @@ struct StateFrameParts {
   std::string middle;  // ,"to_act":[SEATS],"prompt":
   std::string tail;    // ,"events":[...](,"deadline":..,"deadline_ms":..)}
 };
+// `events` is the public events' JSON text (an array), copied as it is.
 StateFrameParts state_frame_parts(std::string_view room, std::int64_t seq,
-                                  std::span<const Seat> to_act, const Json& events,
+                                  std::span<const Seat> to_act, std::string_view events,
                                   std::optional<TurnDeadline> deadline);
 
 }  // namespace parlor::protocol

@@ -59,7 +59,7 @@ void Room::watch(Caller caller) {
     }
     self->reply(caller, protocol::encode_watching(caller.re, self->id()));
     self->publish_room();
-    if (self->game_) self->push_state_to(caller.player, Json::array());
+    if (self->game_) self->push_state_to(caller.player, "[]");
   });
 }
 
@@ -186,7 +186,7 @@ void Room::resume(std::shared_ptr<Player> player) {
     if (!self->is_member(*player)) return;
     self->last_activity_ = Clock::now();
     self->player_presence_changed(*player);  // pushes the room to everyone, this player too
-    if (self->game_) self->push_state_to(player, Json::array());
+    if (self->game_) self->push_state_to(player, "[]");
   });
 }
 
@@ -280,7 +280,7 @@ void Room::do_join(const Caller& caller, std::optional<int> seat, bool creating)
     }
     reply(caller, protocol::encode_joined(caller.re, id(), *current));
     push_room_to(caller.player);
-    if (game_) push_state_to(caller.player, Json::array());
+    if (game_) push_state_to(caller.player, "[]");
     return;
   }
   if (status_ != RoomStatus::kWaiting) {
@@ -336,7 +336,7 @@ void Room::do_move(const Caller& caller, Json move, std::optional<std::int64_t> 
   ++seq_;
   persist_move(*seat, std::move(move));
   reply_ok(caller, seq_);
-  after_accepted(result.events(), caller.received);
+  after_accepted(result.events_text(), caller.received);
 }
 
 void Room::begin_game() {
@@ -362,10 +362,10 @@ void Room::begin_game() {
   // The new deal's seed must be durable before anyone sees the deal.
   persist_room(/*gate_frames=*/true);
   publish_room(/*persist=*/false);  // just saved
-  after_accepted(Json::array({Json{{"type", "start"}}}), std::nullopt);
+  after_accepted(R"([{"type":"start"}])", std::nullopt);
 }
 
-void Room::after_accepted(const Json& events, std::optional<Clock::time_point> received) {
+void Room::after_accepted(std::string_view events, std::optional<Clock::time_point> received) {
   arm_turn_clock();
   broadcast_state(events);
   if (received) {
@@ -425,7 +425,7 @@ void Room::on_turn_timeout(std::int64_t armed_at_seq) {
     persist_move(s, move);
     Json events = result.events();
     events.push_back({{"type", "timeout"}, {"seat", s}});
-    after_accepted(events, std::nullopt);
+    after_accepted(protocol::to_wire(events), std::nullopt);
     return;
   }
 }
@@ -504,7 +504,7 @@ bool Room::bot_move(Seat seat, bots::Strategy& strategy) {
   ++moves_in_game_;
   ++seq_;
   persist_move(seat, move);
-  after_accepted(result.events(), std::nullopt);
+  after_accepted(result.events_text(), std::nullopt);
   return true;
 }
 
@@ -587,7 +587,7 @@ std::string Room::state_frame(const protocol::StateFrameParts& parts, Seat viewe
   return out;
 }
 
-void Room::push_state_to(const std::shared_ptr<Player>& player, const Json& events) {
+void Room::push_state_to(const std::shared_ptr<Player>& player, std::string_view events) {
   const auto to_act = game_->to_act();
   const auto seat = seat_of(*player);
   const Seat viewer = seat ? *seat : kSpectator;
@@ -598,7 +598,7 @@ void Room::push_state_to(const std::shared_ptr<Player>& player, const Json& even
 
 // One view per seated player, one shared spectator view; everything else in the frames is
 // serialized once for the move.
-void Room::broadcast_state(const Json& events) {
+void Room::broadcast_state(std::string_view events) {
   const auto to_act = game_->to_act();
   const auto parts = protocol::state_frame_parts(id(), seq_, to_act, events, deadline());
   for (std::size_t s = 0; s < seats_.size(); ++s) {

@@ -114,7 +114,8 @@ class Room : public std::enable_shared_from_this<Room> {
   void do_join(const Caller& caller, std::optional<int> seat, bool creating);
   void do_move(const Caller& caller, Json move, std::optional<std::int64_t> seq);
   void begin_game();
-  void after_accepted(const Json& events, std::optional<Clock::time_point> received);
+  // `events`: the public events as JSON text (an array).
+  void after_accepted(std::string_view events, std::optional<Clock::time_point> received);
   void schedule_bots();
   void run_bots();
   void finish_game();
@@ -136,8 +137,8 @@ class Room : public std::enable_shared_from_this<Room> {
   void push_room_to(const std::shared_ptr<Player>& player);
   // A state push for `viewer`: the move's shared parts around its view and prompt.
   std::string state_frame(const protocol::StateFrameParts& parts, Seat viewer, bool acts) const;
-  void push_state_to(const std::shared_ptr<Player>& player, const Json& events);
-  void broadcast_state(const Json& events);
+  void push_state_to(const std::shared_ptr<Player>& player, std::string_view events);
+  void broadcast_state(std::string_view events);
   void send_to_members(const Frame& frame);
 
   void reply(const Caller& caller, std::string frame);

@@ -309,7 +309,7 @@ MoveResult BigTwoGame::apply(Seat seat, const Json& move) {
   if (!action) return reject("illegal_move", error);
   if (*action == "pass") {
     if (auto rejected = check_pass(seat)) return std::move(*rejected);
-    return MoveResult::accepted(events_for(seat, pass_checked(seat), false));
+    return MoveResult::accepted_text(events_text(seat, pass_checked(seat), false));
   }
   if (*action != "play") {
     return reject("illegal_move", "unknown action \"" + printable_prefix(*action) +
@@ -340,30 +340,81 @@ MoveResult BigTwoGame::apply(Seat seat, const Json& move) {
   Hand hand;
   if (auto rejected = check_play(seat, cards, hand)) return std::move(*rejected);
   const Outcome outcome = play_checked(seat, cards, hand);
-  return MoveResult::accepted(events_for(seat, outcome, true));
+  return MoveResult::accepted_text(events_text(seat, outcome, true));
 }
 
-Json BigTwoGame::events_for(Seat seat, const Outcome& outcome, bool played) const {
-  Json events = Json::array();
+// The public events of an accepted play or pass, as the text dump() would write for them
+// (keys in sorted order): they go into every player's state push.
+std::string BigTwoGame::events_text(Seat seat, const Outcome& outcome, bool played) const {
+  namespace jt = json_text;
+  std::string out;
+  out.reserve(160);
+  out += '[';
   if (played) {
-    events.push_back({{"type", "play"},
-                      {"seat", seat},
-                      {"cards", cards_json(table_.cards)},
-                      {"combination", combination_name(table_.hand.combination)}});
+    out += '{';
+    jt::key(out, "cards");
+    write_cards(out, table_.cards);
+    out += ',';
+    jt::key(out, "combination");
+    jt::string(out, combination_name(table_.hand.combination));
+    out += ',';
+    jt::key(out, "seat");
+    jt::integer(out, seat);
+    out += R"(,"type":"play"})";
   } else {
-    events.push_back({{"type", "pass"}, {"seat", seat}});
+    out += '{';
+    jt::key(out, "seat");
+    jt::integer(out, seat);
+    out += R"(,"type":"pass"})";
   }
-  if (outcome.cleared) events.push_back({{"type", "clear"}, {"leader", turn_}});
+  if (outcome.cleared) {
+    out += R"(,{"leader":)";
+    jt::integer(out, turn_);
+    out += R"(,"type":"clear"})";
+  }
   if (outcome.deal_over) {
     const DealResult& last = results_.back();
-    Json over = deal_result_json(last);
-    over["type"] = "deal_over";
-    std::vector<int> totals(scores_.begin(), scores_.begin() + seats_);
-    over["totals"] = totals;
-    events.push_back(std::move(over));
-    if (!finished_) events.push_back({{"type", "deal"}, {"deal", deal_}, {"leader", turn_}});
+    out += R"(,{"cards_left":)";
+    write_ints(out, last.cards_left.data(), last.cards_left.data() + seats_);
+    out += R"(,"deal":)";
+    jt::integer(out, last.deal);
+    out += R"(,"scores":)";
+    write_ints(out, last.points.data(), last.points.data() + seats_);
+    out += R"(,"totals":)";
+    write_ints(out, scores_.data(), scores_.data() + seats_);
+    out += R"(,"type":"deal_over","winner":)";
+    jt::integer(out, last.winner);
+    out += '}';
+    if (!finished_) {
+      out += R"(,{"deal":)";
+      jt::integer(out, deal_);
+      out += R"(,"leader":)";
+      jt::integer(out, turn_);
+      out += R"(,"type":"deal"})";
+    }
   }
-  return events;
+  out += ']';
+  return out;
+}
+
+void BigTwoGame::write_cards(std::string& out, CardSet cards) const {
+  out += '[';
+  json_text::Separator comma;
+  for_each_low_to_high(cards, rules_.suit_order, [&](Card c) {
+    comma(out);
+    json_text::card(out, c);
+  });
+  out += ']';
+}
+
+void BigTwoGame::write_ints(std::string& out, const int* first, const int* last) {
+  out += '[';
+  json_text::Separator comma;
+  for (const int* it = first; it != last; ++it) {
+    comma(out);
+    json_text::integer(out, *it);
+  }
+  out += ']';
 }
 
 Json BigTwoGame::table_json() const {
@@ -420,24 +471,8 @@ Json BigTwoGame::view(Seat seat) const {
 void BigTwoGame::write_view(Seat seat, std::string& out) const {
   namespace jt = json_text;
   const bool seated = seat >= 0 && seat < seats_;
-  auto cards = [&](CardSet set) {
-    out += '[';
-    jt::Separator comma;
-    for_each_low_to_high(set, rules_.suit_order, [&](Card c) {
-      comma(out);
-      jt::card(out, c);
-    });
-    out += ']';
-  };
-  auto ints = [&](auto first, auto last) {
-    out += '[';
-    jt::Separator comma;
-    for (auto it = first; it != last; ++it) {
-      comma(out);
-      jt::integer(out, *it);
-    }
-    out += ']';
-  };
+  auto cards = [&](CardSet set) { write_cards(out, set); };
+  auto ints = [&](const auto& values) { write_ints(out, values.data(), values.data() + seats_); };
   auto seat_or_null = [&](bool present, Seat s) {
     if (present) {
       jt::integer(out, s);
@@ -471,13 +506,13 @@ void BigTwoGame::write_view(Seat seat, std::string& out) const {
     const DealResult& last = results_.back();
     out += '{';
     jt::key(out, "cards_left");
-    ints(last.cards_left.begin(), last.cards_left.begin() + seats_);
+    ints(last.cards_left);
     out += ',';
     jt::key(out, "deal");
     jt::integer(out, last.deal);
     out += ',';
     jt::key(out, "scores");
-    ints(last.points.begin(), last.points.begin() + seats_);
+    ints(last.points);
     out += ',';
     jt::key(out, "winner");
     jt::integer(out, last.winner);
@@ -512,16 +547,15 @@ void BigTwoGame::write_view(Seat seat, std::string& out) const {
   out += finished_ ? std::string_view(R"("finished")") : std::string_view(R"("play")");
   out += ',';
   jt::key(out, "scores");
-  ints(scores_.begin(), scores_.begin() + seats_);
+  ints(scores_);
   out += ',';
   jt::key(out, "straights");
-  jt::string(out, rules_.straights == StraightSet::kStandard ? kStraightsStandard
-                                                             : kStraightsNoTwos);
+  jt::string(out,
+             rules_.straights == StraightSet::kStandard ? kStraightsStandard : kStraightsNoTwos);
   out += ',';
   jt::key(out, "suit_order");
-  jt::string(out, rules_.suit_order == SuitOrder::kSpadesHeartsClubsDiamonds
-                      ? kSuitOrderReference
-                      : kSuitOrderClubsLow);
+  jt::string(out, rules_.suit_order == SuitOrder::kSpadesHeartsClubsDiamonds ? kSuitOrderReference
+                                                                             : kSuitOrderClubsLow);
   out += ',';
   jt::key(out, "table");
   if (!has_table_) {

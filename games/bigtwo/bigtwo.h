@@ -116,7 +116,10 @@ class BigTwoGame final : public Game {
   Json cards_json(CardSet cards) const;
   Json table_json() const;
   Json deal_result_json(const DealResult& result) const;
-  Json events_for(Seat seat, const Outcome& outcome, bool played) const;
+  std::string events_text(Seat seat, const Outcome& outcome, bool played) const;
+  // `[card,...]` low to high, and `[n,...]`, as dump() writes them.
+  void write_cards(std::string& out, CardSet cards) const;
+  static void write_ints(std::string& out, const int* first, const int* last);
 
   HandRules rules_;
   int seats_ = 4;

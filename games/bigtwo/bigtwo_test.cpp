@@ -398,8 +398,8 @@ TEST(BigTwo, FiveCardPlaysInAGame) {
   auto game =
       stacked({"3D 4C 5H 6S 7D 9H", "3S 4S 5S 6S 7S KC", "8C 8D 8H 2C 2D", "TC TD TH TS 4D"});
   const Json events = accept(*game, 0, play("7D 6S 5H 4C 3D"));  // any order of cards
-  EXPECT_EQ(events[0]["cards"], Json::parse(R"(["3D","4C","5H","6S","7D"])"));
-  EXPECT_EQ(events[0]["combination"], "straight");
+  EXPECT_EQ(events, Json::parse(R"([{"type":"play","seat":0,"combination":"straight",
+                                      "cards":["3D","4C","5H","6S","7D"]}])"));
   accept(*game, 1, play("3S 4S 5S 6S 7S"));
   reject(*game, 2, play("8C 8D 8H 2C 2D"), "does_not_beat");  // a full house under a straight flush
   accept(*game, 2, kPass);

@@ -36,6 +36,15 @@ class MoveResult {
     r.events_ = std::move(events);
     return r;
   }
+  // The same, with the events already written as JSON text (an array, exactly as dump()
+  // writes it), for engines whose moves are on the server's hot path: the server copies
+  // the text into every state push, and the Json value is built only if someone asks.
+  static MoveResult accepted_text(std::string events) {
+    MoveResult r;
+    r.events_text_ = std::move(events);
+    r.events_parsed_ = false;
+    return r;
+  }
   static MoveResult rejected(std::string code, std::string message) {
     MoveResult r;
     r.ok_ = false;
@@ -47,14 +56,34 @@ class MoveResult {
   bool ok() const { return ok_; }
   const std::string& code() const { return code_; }        // wire error code when rejected
   const std::string& message() const { return message_; }  // human text when rejected
-  const Json& events() const { return events_; }
-  Json& events() { return events_; }
+  const Json& events() const {
+    parse_events();
+    return events_;
+  }
+  Json& events() {
+    parse_events();
+    events_text_.clear();  // the caller may change the value
+    return events_;
+  }
+  // The events as JSON text, the bytes dump() writes for events().
+  std::string events_text() const {
+    if (!events_text_.empty()) return events_text_;
+    return events_.dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
 
  private:
+  void parse_events() const {
+    if (events_parsed_) return;
+    events_ = Json::parse(events_text_);
+    events_parsed_ = true;
+  }
+
   bool ok_ = true;
   std::string code_;
   std::string message_;
-  Json events_ = Json::array();
+  mutable Json events_ = Json::array();
+  mutable bool events_parsed_ = true;
+  std::string events_text_;  // set by accepted_text until events() may have changed the value
 };
 
 class Game {

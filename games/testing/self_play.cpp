@@ -236,10 +236,11 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
           auto r = copy->apply(seat, candidate);
           if (stats) ++stats->mutations_checked;
           if (r.ok() != is_legal) {
-            return describe(info, seed, step,
-                            "move " + candidate.dump() + (is_legal ? " is legal but was rejected: "
-                                                                   : " is not legal but was accepted") +
-                                r.message());
+            return describe(
+                info, seed, step,
+                "move " + candidate.dump() +
+                    (is_legal ? " is legal but was rejected: " : " is not legal but was accepted") +
+                    r.message());
           }
           if (!r.ok()) {
             if (r.code().empty() || r.message().empty()) {
@@ -258,8 +259,8 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
       }
 
       // Garbage is refused without a change.
-      for (const Json& junk : {Json(nullptr), Json("pass"), Json{{"action", 7}},
-                               Json{{"action", "no_such_action"}}}) {
+      for (const Json& junk :
+           {Json(nullptr), Json("pass"), Json{{"action", 7}}, Json{{"action", "no_such_action"}}}) {
         auto r = game->apply(seat, junk);
         if (r.ok()) return describe(info, seed, step, "junk move accepted: " + junk.dump());
         if (game->state_hash() != hash) {
@@ -269,8 +270,17 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
 
       auto result = game->apply(seat, move);
       if (!result.ok()) {
-        return describe(info, seed, step, "chosen move " + move.dump() +
-                                              " rejected: " + result.code() + " " + result.message());
+        return describe(
+            info, seed, step,
+            "chosen move " + move.dump() + " rejected: " + result.code() + " " + result.message());
+      }
+      // The server copies events_text() into every state push: it must be the events' dump.
+      const std::string events_text = result.events_text();
+      if (!result.events().is_array() ||
+          events_text != result.events().dump(-1, ' ', false, Json::error_handler_t::replace)) {
+        return describe(info, seed, step,
+                        "events text " + events_text + " differs from the events " +
+                            result.events().dump(-1, ' ', false, Json::error_handler_t::replace));
       }
       const CardSet event_leak =
           cards_mentioned(result.events()) & hooks.hidden_cards(*game, kSpectator);
@@ -296,7 +306,8 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
     // Replay determinism.
     auto replay = info.create(*normalized_options, seats, seed);
     for (const auto& [seat, move] : log) {
-      if (!replay->apply(seat, move).ok()) return describe(info, seed, step, "replay rejected a move");
+      if (!replay->apply(seat, move).ok())
+        return describe(info, seed, step, "replay rejected a move");
     }
     if (replay->state_hash() != game->state_hash()) {
       return describe(info, seed, step, "replay reached a different state");
