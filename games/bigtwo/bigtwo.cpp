@@ -352,14 +352,7 @@ std::string BigTwoGame::events_text(Seat seat, const Outcome& outcome, bool play
   out += '[';
   if (played) {
     out += '{';
-    jt::key(out, "cards");
-    write_cards(out, table_.cards);
-    out += ',';
-    jt::key(out, "combination");
-    jt::string(out, combination_name(table_.hand.combination));
-    out += ',';
-    jt::key(out, "seat");
-    jt::integer(out, seat);
+    write_table_fields(out, seat);
     out += R"(,"type":"play"})";
   } else {
     out += '{';
@@ -395,6 +388,19 @@ std::string BigTwoGame::events_text(Seat seat, const Outcome& outcome, bool play
   }
   out += ']';
   return out;
+}
+
+// `"cards":[..],"combination":"..","seat":N` of the play on the table: the view's table and
+// the play event share them.
+void BigTwoGame::write_table_fields(std::string& out, Seat seat) const {
+  json_text::key(out, "cards");
+  write_cards(out, table_.cards);
+  out += ',';
+  json_text::key(out, "combination");
+  json_text::string(out, combination_name(table_.hand.combination));
+  out += ',';
+  json_text::key(out, "seat");
+  json_text::integer(out, seat);
 }
 
 void BigTwoGame::write_cards(std::string& out, CardSet cards) const {
@@ -471,7 +477,6 @@ Json BigTwoGame::view(Seat seat) const {
 void BigTwoGame::write_view(Seat seat, std::string& out) const {
   namespace jt = json_text;
   const bool seated = seat >= 0 && seat < seats_;
-  auto cards = [&](CardSet set) { write_cards(out, set); };
   auto ints = [&](const auto& values) { write_ints(out, values.data(), values.data() + seats_); };
   auto seat_or_null = [&](bool present, Seat s) {
     if (present) {
@@ -489,7 +494,7 @@ void BigTwoGame::write_view(Seat seat, std::string& out) const {
   if (seated) {
     out += ',';
     jt::key(out, "hand");
-    cards(hands_[seat]);
+    write_cards(out, hands_[seat]);
   }
   out += ',';
   jt::key(out, "hand_counts");
@@ -562,14 +567,7 @@ void BigTwoGame::write_view(Seat seat, std::string& out) const {
     jt::null(out);
   } else {
     out += '{';
-    jt::key(out, "cards");
-    cards(table_.cards);
-    out += ',';
-    jt::key(out, "combination");
-    jt::string(out, combination_name(table_.hand.combination));
-    out += ',';
-    jt::key(out, "seat");
-    jt::integer(out, table_seat_);
+    write_table_fields(out, table_seat_);
     out += '}';
   }
   out += ',';

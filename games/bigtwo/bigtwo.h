@@ -119,6 +119,7 @@ class BigTwoGame final : public Game {
   std::string events_text(Seat seat, const Outcome& outcome, bool played) const;
   // `[card,...]` low to high, and `[n,...]`, as dump() writes them.
   void write_cards(std::string& out, CardSet cards) const;
+  void write_table_fields(std::string& out, Seat seat) const;
   static void write_ints(std::string& out, const int* first, const int* last);
 
   HandRules rules_;
