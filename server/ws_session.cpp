@@ -37,7 +37,8 @@ WsSession<Stream>::WsSession(Stream&& stream, std::shared_ptr<ServerState> state
       state_(std::move(state)),
       slot_(std::move(slot)),
       tokens_(state_->config().rate_burst),
-      close_timer_(ws_.get_executor()) {
+      close_timer_(ws_.get_executor()),
+      keepalive_timer_(ws_.get_executor()) {
   state_->metrics().connections.fetch_add(1);
   state_->metrics().connections_total.fetch_add(1);
 }
@@ -56,11 +57,15 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
   if constexpr (!std::is_same_v<Stream, PlainWsSocket>)
     beast::get_lowest_layer(ws_).expires_never();
   websocket::stream_base::timeout timeouts;
+  // Beast times the opening and closing handshakes; idle peers are the session's own
+  // keep-alive (arm_keepalive).
   timeouts.handshake_timeout = config.handshake_timeout;
-  // Beast pings after half the idle time of silence and closes after the whole of it.
-  timeouts.idle_timeout = config.dead_after;
-  timeouts.keep_alive_pings = true;
+  timeouts.idle_timeout = websocket::stream_base::none();
+  timeouts.keep_alive_pings = false;
   ws_.set_option(timeouts);
+  // Pings and pongs are read by Beast and never reach on_read; they are signs of life too.
+  ws_.control_callback(
+      [this](websocket::frame_type, beast::string_view) { last_heard_ = Clock::now(); });
   ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
     response.set(beast::http::field::server, "parlor");
   }));
@@ -82,6 +87,8 @@ template <class Stream>
 void WsSession<Stream>::on_accept(beast::error_code ec) {
   if (ec) return finish();
   accepted_ = true;
+  last_heard_ = Clock::now();
+  arm_keepalive(last_heard_ + state_->config().dead_after / 2);
   do_read();
   if (!writing_) do_write();  // anything queued before the upgrade response went out
 }
@@ -98,6 +105,7 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
     return finish();
   }
   const auto received = Clock::now();
+  last_heard_ = received;
   state_->metrics().bytes_in.fetch_add(bytes, std::memory_order_relaxed);
   const std::string_view frame(static_cast<const char*>(buffer_.data().data()),
                                buffer_.data().size());
@@ -120,6 +128,36 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
     state_->handle(client_, std::move(std::get<protocol::Request>(decoded)), received);
   }
   if (!closing_) do_read();
+}
+
+template <class Stream>
+void WsSession<Stream>::arm_keepalive(Clock::time_point at) {
+  keepalive_timer_.expires_at(at);
+  keepalive_timer_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
+    if (!ec) self->on_keepalive();
+  });
+}
+
+template <class Stream>
+void WsSession<Stream>::on_keepalive() {
+  if (closing_) return;
+  const auto dead_after = state_->config().dead_after;
+  const auto silent_for = Clock::now() - last_heard_;
+  if (silent_for < dead_after / 2) {
+    pinged_ = false;
+    return arm_keepalive(last_heard_ + dead_after / 2);
+  }
+  if (silent_for < dead_after) {
+    if (!pinged_) {
+      pinged_ = true;
+      ws_.async_ping({}, [self = this->shared_from_this()](beast::error_code) {});
+    }
+    return arm_keepalive(last_heard_ + dead_after);
+  }
+  // Silent for the whole idle time, the ping unanswered: a peer that is gone (or will not
+  // read) gets no close handshake; dropping the TCP connection ends the read loop.
+  beast::error_code ignored;
+  tcp_socket(ws_).close(ignored);
 }
 
 template <class Stream>
@@ -263,6 +301,7 @@ void WsSession<Stream>::finish() {
   finished_ = true;
   closing_ = true;
   close_timer_.cancel();
+  keepalive_timer_.cancel();
   state_->disconnected(client_);
   client_.connection.reset();  // breaks the session -> context -> session cycle
   state_->unregister_connection(this);

@@ -41,6 +41,8 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   void on_accept(beast::error_code ec);
   void do_read();
   void on_read(beast::error_code ec, std::size_t bytes);
+  void arm_keepalive(Clock::time_point at);
+  void on_keepalive();
   bool take_rate_token(Clock::time_point now);
   void drain_inbox();
   void enqueue(Frame frame);
@@ -80,6 +82,13 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   Clock::time_point last_refill_ = Clock::now();
   int strikes_ = 0;
   net::steady_timer close_timer_;
+  // Keep-alive: the session's own, not Beast's idle timeout, which re-arms a timer (a cancel,
+  // an aborted completion and a new wait) on every message read. Here a message only records
+  // when it arrived; one timer looks at that after half the idle time, pings a silent peer,
+  // and drops it after the whole idle time without a frame (a pong counts).
+  Clock::time_point last_heard_ = Clock::now();
+  bool pinged_ = false;
+  net::steady_timer keepalive_timer_;
 };
 
 extern template class WsSession<PlainWsSocket>;

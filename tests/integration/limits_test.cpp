@@ -27,7 +27,11 @@ TEST(Limits, MalformedFramesGetBadRequestAndTheConnectionStays) {
   ServerFixture server;
   auto client = server.player("alice");
   const std::vector<std::string> frames = {
-      "not json", "[1,2,3]", "{\"type\":42}", "{\"type\":\"warp\"}", "",
+      "not json",
+      "[1,2,3]",
+      "{\"type\":42}",
+      "{\"type\":\"warp\"}",
+      "",
       std::string(40, '[') + std::string(40, ']'),
       "{\"type\":\"join_room\",\"room\":5}",
       "{\"type\":\"create_room\",\"kind\":\"bigtwo\",\"seats\":1e300}",
@@ -60,7 +64,8 @@ TEST(Limits, DeepNestingIsRefusedCheaply) {
   ServerFixture server;
   auto client = server.player("alice");
   // Deep enough to crash a recursive copy, small enough for the 16 KiB frame limit.
-  client->send_text("{\"type\":\"ping\",\"x\":" + std::string(8000, '[') + std::string(8000, ']') + "}");
+  client->send_text("{\"type\":\"ping\",\"x\":" + std::string(8000, '[') + std::string(8000, ']') +
+                    "}");
   auto reply = client->next();
   ASSERT_TRUE(reply);
   EXPECT_EQ((*reply)["code"], "bad_request");
@@ -138,6 +143,34 @@ TEST(Limits, SilentConnectionIsClosed) {
   EXPECT_TRUE(silent->closed());
 }
 
+TEST(Limits, QuietConnectionThatAnswersPingsStaysOpen) {
+  auto config = ServerFixture::test_config();
+  config.dead_after = std::chrono::milliseconds(400);
+  ServerFixture server(config);
+  auto quiet = server.player("quiet");
+  // Reading (and so answering pings) without sending a message for three idle times.
+  EXPECT_FALSE(quiet->next(std::chrono::milliseconds(1200)).has_value());
+  EXPECT_FALSE(quiet->closed());
+  // Pinged after half the idle time of silence, again after each pong's half idle time.
+  EXPECT_GE(quiet->pings_received(), 2);
+  EXPECT_LE(quiet->pings_received(), 7);
+  EXPECT_EQ(quiet->request({{"type", "ping"}})["type"], "pong");
+}
+
+TEST(Limits, TalkingConnectionIsNotPinged) {
+  auto config = ServerFixture::test_config();
+  config.dead_after = std::chrono::milliseconds(400);
+  ServerFixture server(config);
+  auto talker = server.player("talker");
+  // A message every 50 ms keeps the connection heard from: no ping is needed.
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(talker->request({{"type", "ping"}})["type"], "pong");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(talker->pings_received(), 0);
+  EXPECT_FALSE(talker->closed());
+}
+
 TEST(Limits, AbandonedRoomsAreRemoved) {
   auto config = ServerFixture::test_config();
   config.empty_room_timeout = std::chrono::seconds(1);
@@ -193,7 +226,8 @@ TEST(Limits, SlowlorisIsCutOffAfterTheHandshakeTimeout) {
   boost::asio::ip::tcp::socket socket(io);
   socket.connect({boost::asio::ip::make_address("127.0.0.1"), server.port()});
   // Headers trickle in and never finish.
-  boost::asio::write(socket, boost::asio::buffer(std::string("GET /healthz HTTP/1.1\r\nHost: x\r\n")));
+  boost::asio::write(socket,
+                     boost::asio::buffer(std::string("GET /healthz HTTP/1.1\r\nHost: x\r\n")));
   std::this_thread::sleep_for(std::chrono::milliseconds(700));
   boost::system::error_code ec;
   boost::asio::write(socket, boost::asio::buffer(std::string("X-Slow: 1\r\n")), ec);
@@ -262,8 +296,7 @@ TEST(Http, OriginAllowlist) {
   auto config = ServerFixture::test_config();
   config.allowed_origins = {"https://parlor.example"};
   ServerFixture server(config);
-  EXPECT_THROW(server.connect({.tls = false, .origin = "https://evil.example"}),
-               std::exception);
+  EXPECT_THROW(server.connect({.tls = false, .origin = "https://evil.example"}), std::exception);
   auto ok = server.connect({.tls = false, .origin = "https://parlor.example"});
   EXPECT_EQ(ok->hello("alice")["type"], "welcome");
 }

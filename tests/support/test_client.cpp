@@ -27,6 +27,7 @@ struct TestClient::Impl {
   beast::flat_buffer buffer;
   bool reading = false;
   bool done = false;
+  int pings = 0;
   beast::error_code result;
 
   template <class F>
@@ -59,9 +60,13 @@ TestClient::TestClient(const std::string& host, unsigned short port, Options opt
     ws.set_option(websocket::stream_base::decorator(decorate));
     ws.handshake(host, "/ws");
   }
-  impl_->visit([](auto& ws) {
+  impl_->visit([impl = impl_.get()](auto& ws) {
     ws.text(true);
     ws.read_message_max(64 * 1024 * 1024);
+    // Beast answers pings by itself while a read is outstanding; they are counted here.
+    ws.control_callback([impl](websocket::frame_type kind, beast::string_view) {
+      if (kind == websocket::frame_type::ping) ++impl->pings;
+    });
   });
 }
 
@@ -118,6 +123,8 @@ std::optional<Json> TestClient::next(std::chrono::milliseconds timeout) {
   frames_.push_back(text);
   return Json::parse(text);
 }
+
+int TestClient::pings_received() const { return impl_->pings; }
 
 std::optional<Json> TestClient::next_of(const std::string& type,
                                         std::chrono::milliseconds timeout) {

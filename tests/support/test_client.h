@@ -46,6 +46,9 @@ class TestClient {
   // Closes the TCP connection without a WebSocket close (a dropped client).
   void drop();
 
+  // WebSocket pings the server sent that were read so far (each answered with a pong).
+  int pings_received() const;
+
   const std::vector<std::string>& frames() const { return frames_; }
   // Frames that arrived while waiting for something else.
   std::vector<Json>& pending() { return pending_; }
