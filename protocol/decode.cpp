@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "protocol/bounded_json.h"
+#include "protocol/plain_move.h"
 #include "protocol/text.h"
 
 namespace parlor::protocol {
@@ -339,6 +340,11 @@ std::optional<std::string> normalize_name(std::string_view raw, const Limits& li
 }
 
 DecodeResult decode_request(std::string_view frame, const Limits& limits) {
+  if (auto move = decode_plain_move(frame, limits)) return std::move(*move);
+  return decode_request_general(frame, limits);
+}
+
+DecodeResult decode_request_general(std::string_view frame, const Limits& limits) {
   auto parsed = parse_bounded_json(frame, limits);
   if (auto* failure = std::get_if<JsonParseFailure>(&parsed)) {
     // Past a limit the frame was valid JSON so far, so an id read before that point is

@@ -28,7 +28,12 @@ using DecodeResult = std::variant<Request, DecodeError>;
 
 // Decodes one frame. Never throws anything but std::bad_alloc. Unknown fields are
 // ignored (newer clients may send more); a field sent as null counts as absent.
+// A plain `move` frame takes a one-pass path (plain_move.h); everything else, and every
+// refusal, goes through decode_request_general.
 DecodeResult decode_request(std::string_view frame, const Limits& limits = {});
+
+// The general way for any frame: a bounded JSON tree of it, then the typed fields.
+DecodeResult decode_request_general(std::string_view frame, const Limits& limits = {});
 
 // A player name as the server keeps it: ASCII whitespace trimmed, then 1..max_name_bytes
 // of valid UTF-8 without control characters. On failure returns nullopt and says why

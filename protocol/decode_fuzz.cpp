@@ -2,7 +2,8 @@
 // -DCMAKE_CXX_COMPILER=clang++ -DPARLOR_BUILD_FUZZERS=ON, then run
 // `protocol/protocol_decode_fuzz -max_len=20000`). Whatever the bytes, decoding must
 // return a value, and what it returns must serialize: the reply to a refusal, and the
-// parsed tree itself (dump() is where deep or invalid input used to crash).
+// parsed tree itself (dump() is where deep or invalid input used to crash). A frame the
+// plain-move path accepts must decode the same the general way.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include "protocol/bounded_json.h"
 #include "protocol/decode.h"
 #include "protocol/encode.h"
+#include "protocol/plain_move.h"
 #include "protocol/text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -25,6 +27,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)to_wire(*value);
   } else {
     (void)to_wire(std::get<JsonParseFailure>(parsed).partial);
+  }
+
+  if (const auto plain = decode_plain_move(frame, limits)) {
+    const DecodeResult general = decode_request_general(frame, limits);
+    const auto* request = std::get_if<Request>(&general);
+    if (request == nullptr || request->id.dump() != plain->id.dump()) std::abort();
+    const auto& a = std::get<Move>(plain->command);
+    const auto* b = std::get_if<Move>(&request->command);
+    if (b == nullptr || a.room != b->room || a.seq != b->seq || a.move.dump() != b->move.dump())
+      std::abort();
   }
 
   const DecodeResult result = decode_request(frame, limits);

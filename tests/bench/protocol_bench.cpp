@@ -24,6 +24,17 @@ void BM_DecodeMove(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodeMove);
 
+// The same frame the general way (a bounded JSON tree, then the fields): what any other
+// message, and a move written with escapes or unusual fields, costs.
+void BM_DecodeMoveGeneral(benchmark::State& state) {
+  const Limits limits;
+  for (auto _ : state) {
+    DecodeResult result = decode_request_general(kMoveFrame, limits);
+    benchmark::DoNotOptimize(result);
+  }
+}
+BENCHMARK(BM_DecodeMoveGeneral);
+
 void BM_StateFrameParts(benchmark::State& state) {
   const std::vector<Seat> to_act = {2};
   // The events arrive as text from the engine (Big Two) and are copied in.
