@@ -3,17 +3,11 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
 
+#include "server/frame.h"
+
 namespace parlor::server {
-
-// One serialized message, shared by every recipient without copies.
-using Frame = std::shared_ptr<const std::string>;
-
-inline Frame make_frame(std::string text) {
-  return std::make_shared<const std::string>(std::move(text));
-}
 
 class Connection {
  public:

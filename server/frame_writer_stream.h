@@ -29,29 +29,9 @@
 #include <memory>
 #include <utility>
 
-namespace parlor::server {
+#include "server/frame.h"
 
-// The header of an unmasked, unfragmented text frame (server to client, RFC 6455 §5.2) for a
-// payload of `size` bytes; returns how many of the 10 bytes it used.
-inline std::size_t text_frame_header(std::size_t size, std::array<unsigned char, 10>& header) {
-  header[0] = 0x81;  // FIN, opcode 1 (text)
-  if (size < 126) {
-    header[1] = static_cast<unsigned char>(size);
-    return 2;
-  }
-  if (size <= 0xFFFF) {
-    header[1] = 126;
-    header[2] = static_cast<unsigned char>(size >> 8);
-    header[3] = static_cast<unsigned char>(size);
-    return 4;
-  }
-  header[1] = 127;
-  const auto wide = static_cast<std::uint64_t>(size);
-  for (std::size_t i = 0; i < 8; ++i) {
-    header[2 + i] = static_cast<unsigned char>(wide >> (56 - 8 * i));
-  }
-  return 10;
-}
+namespace parlor::server {
 
 template <class Inner>
 class FrameWriterStream {

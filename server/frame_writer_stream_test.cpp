@@ -25,22 +25,6 @@ namespace net = boost::asio;
 namespace websocket = boost::beast::websocket;
 using tcp = net::ip::tcp;
 
-std::vector<unsigned char> header_of(std::size_t size) {
-  std::array<unsigned char, 10> header{};
-  const std::size_t used = text_frame_header(size, header);
-  return {header.begin(), header.begin() + static_cast<std::ptrdiff_t>(used)};
-}
-
-TEST(TextFrameHeader, UsesTheShortestLengthFormRfc6455Allows) {
-  using Bytes = std::vector<unsigned char>;
-  EXPECT_EQ(header_of(0), (Bytes{0x81, 0}));
-  EXPECT_EQ(header_of(125), (Bytes{0x81, 125}));
-  EXPECT_EQ(header_of(126), (Bytes{0x81, 126, 0, 126}));
-  EXPECT_EQ(header_of(65535), (Bytes{0x81, 126, 0xFF, 0xFF}));
-  EXPECT_EQ(header_of(65536), (Bytes{0x81, 127, 0, 0, 0, 0, 0, 1, 0, 0}));
-  EXPECT_EQ(header_of(0x0102030405ULL), (Bytes{0x81, 127, 0, 0, 0, 1, 2, 3, 4, 5}));
-}
-
 // A batch of text frames as the session writes them: headers and payloads in one sequence.
 struct Batch {
   explicit Batch(const std::vector<std::string>& texts) : payloads(texts) {

@@ -571,10 +571,8 @@ void Room::push_room_to(const std::shared_ptr<Player>& player) {
   deliver(player, make_frame(protocol::encode_room(summary(), seat_of(*player))));
 }
 
-std::string Room::state_frame(const protocol::StateFrameParts& parts, Seat viewer,
-                              bool acts) const {
-  std::string out;
-  out.reserve(parts.head.size() + parts.middle.size() + parts.tail.size() + 2048);
+Frame Room::state_frame(const protocol::StateFrameParts& parts, Seat viewer, bool acts) const {
+  std::string out = frame_text(parts.head.size() + parts.middle.size() + parts.tail.size() + 2048);
   out += parts.head;
   game_->write_view(viewer, out);
   out += parts.middle;
@@ -584,7 +582,7 @@ std::string Room::state_frame(const protocol::StateFrameParts& parts, Seat viewe
     out += "null";
   }
   out += parts.tail;
-  return out;
+  return frame_from_text(std::move(out));
 }
 
 void Room::push_state_to(const std::shared_ptr<Player>& player, std::string_view events) {
@@ -593,7 +591,7 @@ void Room::push_state_to(const std::shared_ptr<Player>& player, std::string_view
   const Seat viewer = seat ? *seat : kSpectator;
   const bool acts = seat && std::find(to_act.begin(), to_act.end(), *seat) != to_act.end();
   const auto parts = protocol::state_frame_parts(id(), seq_, to_act, events, deadline());
-  deliver(player, make_frame(state_frame(parts, viewer, acts)));
+  deliver(player, state_frame(parts, viewer, acts));
 }
 
 // One view per seated player, one shared spectator view; everything else in the frames is
@@ -610,10 +608,10 @@ void Room::broadcast_state(std::string_view events) {
     if (!live) continue;
     const Seat seat = static_cast<Seat>(s);
     const bool acts = std::find(to_act.begin(), to_act.end(), seat) != to_act.end();
-    deliver(live, make_frame(state_frame(parts, seat, acts)));
+    deliver(live, state_frame(parts, seat, acts));
   }
   if (!spectators_.empty()) {
-    const Frame frame = make_frame(state_frame(parts, kSpectator, false));
+    const Frame frame = state_frame(parts, kSpectator, false);
     for (const auto& spectator : spectators_) deliver(spectator, frame);
   }
 }

@@ -136,7 +136,7 @@ class Room : public std::enable_shared_from_this<Room> {
   void publish_room(bool persist = true);
   void push_room_to(const std::shared_ptr<Player>& player);
   // A state push for `viewer`: the move's shared parts around its view and prompt.
-  std::string state_frame(const protocol::StateFrameParts& parts, Seat viewer, bool acts) const;
+  Frame state_frame(const protocol::StateFrameParts& parts, Seat viewer, bool acts) const;
   void push_state_to(const std::shared_ptr<Player>& player, std::string_view events);
   void broadcast_state(std::string_view events);
   void send_to_members(const Frame& frame);

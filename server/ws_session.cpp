@@ -206,14 +206,14 @@ void WsSession<Stream>::enqueue(Frame frame) {
   // One frame larger than the byte bound (a long replay) may go out alone; a client that
   // lets frames pile up past either bound cannot keep up.
   if (queue_.size() + 1 > config.max_queue_messages ||
-      (!queue_.empty() && queued_bytes_ + frame->size() > config.max_queue_bytes)) {
+      (!queue_.empty() && queued_bytes_ + frame->payload().size() > config.max_queue_bytes)) {
     // The room never waits for a socket: a client that cannot keep up is closed.
     state_->metrics().slow_consumers_closed.fetch_add(1, std::memory_order_relaxed);
     state_->metrics().frames_dropped.fetch_add(queue_.size() + 1, std::memory_order_relaxed);
     return do_close(websocket::close_code::policy_error, "slow consumer: outbound queue full");
   }
-  queued_bytes_ += frame->size();
-  state_->metrics().bytes_out.fetch_add(frame->size(), std::memory_order_relaxed);
+  queued_bytes_ += frame->payload().size();
+  state_->metrics().bytes_out.fetch_add(frame->payload().size(), std::memory_order_relaxed);
   queue_.push_back(std::move(frame));
 }
 
@@ -221,24 +221,26 @@ template <class Stream>
 void WsSession<Stream>::do_write() {
   while (!queue_.empty() && !closing_) {
     frames_in_flight_ = std::min(queue_.size(), kMaxBatchFrames);
-    buffers_.clear();
-    for (std::size_t i = 0; i < frames_in_flight_; ++i) {
-      const std::string& payload = *queue_[i];
-      buffers_.emplace_back(headers_[i].data(), text_frame_header(payload.size(), headers_[i]));
-      buffers_.emplace_back(payload.data(), payload.size());
-    }
     writing_ = true;
     state_->metrics().frames_out.fetch_add(frames_in_flight_, std::memory_order_relaxed);
     state_->metrics().socket_writes.fetch_add(1, std::memory_order_relaxed);
     auto on_written = beast::bind_front_handler(&WsSession::on_write, this->shared_from_this());
     bool written = false;
-    if constexpr (std::is_same_v<Stream, PlainWsSocket>) {
+    if (frames_in_flight_ == 1) {
+      // The usual case: one frame, one piece (send rather than a gather).
+      written =
+          ws_.next_layer().write_frames(net::buffer(queue_.front()->wire()), std::move(on_written));
+    } else if constexpr (std::is_same_v<Stream, PlainWsSocket>) {
+      buffers_.clear();
+      for (std::size_t i = 0; i < frames_in_flight_; ++i) {
+        buffers_.push_back(net::buffer(queue_[i]->wire()));
+      }
       written = ws_.next_layer().write_frames(std::span<const net::const_buffer>(buffers_),
                                               std::move(on_written));
     } else {
+      // TLS: the frames in one piece, each frame one record rather than one per frame.
       flat_.clear();
-      for (const auto& part : buffers_)
-        flat_.append(static_cast<const char*>(part.data()), part.size());
+      for (std::size_t i = 0; i < frames_in_flight_; ++i) flat_ += queue_[i]->wire();
       written = ws_.next_layer().write_frames(net::buffer(flat_), std::move(on_written));
     }
     if (!written) return;  // on_write carries on
@@ -250,7 +252,7 @@ void WsSession<Stream>::do_write() {
 template <class Stream>
 void WsSession<Stream>::pop_written() {
   for (std::size_t i = 0; i < frames_in_flight_ && !queue_.empty(); ++i) {
-    queued_bytes_ -= queue_.front()->size();
+    queued_bytes_ -= queue_.front()->payload().size();
     queue_.pop_front();
   }
   frames_in_flight_ = 0;

@@ -52,7 +52,7 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   void do_close(std::uint16_t code, std::string reason);
   void finish();
 
-  // Frames written per gather write; 2 buffers each stays within one sendmsg of Asio's.
+  // Frames written per gather write, within the buffers of one sendmsg of Asio's.
   static constexpr std::size_t kMaxBatchFrames = 32;
 
   beast::websocket::stream<FrameWriterStream<Stream>> ws_;
@@ -68,10 +68,9 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   std::vector<Frame> arrived_;
   std::deque<Frame> queue_;
   std::size_t queued_bytes_ = 0;
-  // The write in flight: its first frames_in_flight_ frames of queue_, their headers, and
-  // (TLS) the same bytes in one piece, so each frame is one TLS record rather than two.
+  // The write in flight: the first frames_in_flight_ frames of queue_, as a gather list
+  // (plain) or copied into one piece (TLS) when there are several.
   std::size_t frames_in_flight_ = 0;
-  std::array<std::array<unsigned char, 10>, kMaxBatchFrames> headers_{};
   std::vector<net::const_buffer> buffers_;
   std::string flat_;
   bool accepted_ = false;  // the WebSocket handshake is done
