@@ -572,17 +572,27 @@ void Room::push_room_to(const std::shared_ptr<Player>& player) {
 }
 
 Frame Room::state_frame(const protocol::StateFrameParts& parts, Seat viewer, bool acts) const {
-  std::string out = frame_text(parts.head.size() + parts.middle.size() + parts.tail.size() + 2048);
-  out += parts.head;
-  game_->write_view(viewer, out);
-  out += parts.middle;
+  std::string text = state_text_start(parts);
+  game_->write_view(viewer, text);
+  return state_text_finish(std::move(text), parts, viewer, acts);
+}
+
+std::string Room::state_text_start(const protocol::StateFrameParts& parts) {
+  std::string text = frame_text(parts.head.size() + parts.middle.size() + parts.tail.size() + 2048);
+  text += parts.head;
+  return text;
+}
+
+Frame Room::state_text_finish(std::string text, const protocol::StateFrameParts& parts, Seat viewer,
+                              bool acts) const {
+  text += parts.middle;
   if (acts) {
-    game_->write_prompt(viewer, out);
+    game_->write_prompt(viewer, text);
   } else {
-    out += "null";
+    text += "null";
   }
-  out += parts.tail;
-  return frame_from_text(std::move(out));
+  text += parts.tail;
+  return frame_from_text(std::move(text));
 }
 
 void Room::push_state_to(const std::shared_ptr<Player>& player, std::string_view events) {
@@ -596,24 +606,42 @@ void Room::push_state_to(const std::shared_ptr<Player>& player, std::string_view
 
 // One view per seated player, one shared spectator view; everything else in the frames is
 // serialized once for the move.
+// One view per connected seat, one shared spectator view, all written together (most of a
+// view is the same for every seat); everything else in the frames is serialized once.
 void Room::broadcast_state(std::string_view events) {
   const auto to_act = game_->to_act();
   const auto parts = protocol::state_frame_parts(id(), seq_, to_act, events, deadline());
+  viewers_.clear();
   for (std::size_t s = 0; s < seats_.size(); ++s) {
     const auto& occupant = seats_[s];
     if (!occupant || !occupant->player) continue;
     // Views are written only for connected players. A player who reconnects while this
     // frame is held for the store gets the whole state on resuming anyway.
-    const auto live = occupant->player->connection();
+    auto live = occupant->player->connection();
     if (!live) continue;
-    const Seat seat = static_cast<Seat>(s);
+    viewers_.push_back({static_cast<Seat>(s), std::move(live)});
+  }
+  if (!spectators_.empty()) viewers_.push_back({kSpectator, nullptr});
+  view_seats_.clear();
+  view_texts_.clear();
+  view_outs_.clear();
+  for (const Viewer& viewer : viewers_) {
+    view_seats_.push_back(viewer.seat);
+    view_texts_.push_back(state_text_start(parts));
+  }
+  for (std::string& text : view_texts_) view_outs_.push_back(&text);
+  game_->write_views(view_seats_, view_outs_);
+  for (std::size_t i = 0; i < viewers_.size(); ++i) {
+    const Seat seat = viewers_[i].seat;
     const bool acts = std::find(to_act.begin(), to_act.end(), seat) != to_act.end();
-    deliver(live, state_frame(parts, seat, acts));
+    const Frame frame = state_text_finish(std::move(view_texts_[i]), parts, seat, acts);
+    if (viewers_[i].connection) {
+      deliver(viewers_[i].connection, frame);
+    } else {
+      for (const auto& spectator : spectators_) deliver(spectator, frame);
+    }
   }
-  if (!spectators_.empty()) {
-    const Frame frame = state_frame(parts, kSpectator, false);
-    for (const auto& spectator : spectators_) deliver(spectator, frame);
-  }
+  viewers_.clear();  // the connections are not kept past the move
 }
 
 void Room::send_to_members(const Frame& frame) {

@@ -137,6 +137,10 @@ class Room : public std::enable_shared_from_this<Room> {
   void push_room_to(const std::shared_ptr<Player>& player);
   // A state push for `viewer`: the move's shared parts around its view and prompt.
   Frame state_frame(const protocol::StateFrameParts& parts, Seat viewer, bool acts) const;
+  // A state push in two halves around the view: the text up to it, and the rest after it.
+  static std::string state_text_start(const protocol::StateFrameParts& parts);
+  Frame state_text_finish(std::string text, const protocol::StateFrameParts& parts, Seat viewer,
+                          bool acts) const;
   void push_state_to(const std::shared_ptr<Player>& player, std::string_view events);
   void broadcast_state(std::string_view events);
   void send_to_members(const Frame& frame);
@@ -191,6 +195,15 @@ class Room : public std::enable_shared_from_this<Room> {
   std::optional<std::chrono::system_clock::time_point> turn_deadline_wall_;
   Clock::time_point last_activity_ = Clock::now();
   Clock::time_point finished_at_{};
+  // broadcast_state's lists, kept from move to move so that it allocates none.
+  struct Viewer {
+    Seat seat;
+    std::shared_ptr<Connection> connection;  // null for the spectators' view
+  };
+  std::vector<Viewer> viewers_;
+  std::vector<Seat> view_seats_;
+  std::vector<std::string> view_texts_;
+  std::vector<std::string*> view_outs_;
 };
 
 }  // namespace parlor::server

@@ -474,28 +474,59 @@ Json BigTwoGame::view(Seat seat) const {
 }
 
 // The same text as view(seat).dump(), written directly: keys in sorted order.
+// A view is the shared text around a seat's own pieces (its hand, the card it must play,
+// `you`): written piece by piece here, so write_views can write the shared text once.
 void BigTwoGame::write_view(Seat seat, std::string& out) const {
-  namespace jt = json_text;
   const bool seated = seat >= 0 && seat < seats_;
-  auto ints = [&](const auto& values) { write_ints(out, values.data(), values.data() + seats_); };
-  auto seat_or_null = [&](bool present, Seat s) {
-    if (present) {
-      jt::integer(out, s);
-    } else {
-      jt::null(out);
-    }
-  };
+  write_view_start(out);
+  if (seated) write_view_hand(out, seat);
+  write_view_middle(out);
+  if (seated) write_view_must_include(out, seat);
+  write_view_end(out);
+  write_view_you(out, seated, seat);
+}
+
+void BigTwoGame::write_views(std::span<const Seat> seats,
+                             std::span<std::string* const> outs) const {
+  std::string shared;
+  write_view_start(shared);
+  const std::size_t middle = shared.size();
+  write_view_middle(shared);
+  const std::size_t end = shared.size();
+  write_view_end(shared);
+  const std::string_view text(shared);
+  for (std::size_t i = 0; i < seats.size(); ++i) {
+    std::string& out = *outs[i];
+    const Seat seat = seats[i];
+    const bool seated = seat >= 0 && seat < seats_;
+    out += text.substr(0, middle);
+    if (seated) write_view_hand(out, seat);
+    out += text.substr(middle, end - middle);
+    if (seated) write_view_must_include(out, seat);
+    out += text.substr(end);
+    write_view_you(out, seated, seat);
+  }
+}
+
+void BigTwoGame::write_view_start(std::string& out) const {
+  namespace jt = json_text;
   out += '{';
   jt::key(out, "deal");
   jt::integer(out, deal_);
   out += ',';
   jt::key(out, "deals");
   jt::integer(out, deals_);
-  if (seated) {
-    out += ',';
-    jt::key(out, "hand");
-    write_cards(out, hands_[seat]);
-  }
+}
+
+void BigTwoGame::write_view_hand(std::string& out, Seat seat) const {
+  out += ',';
+  json_text::key(out, "hand");
+  write_cards(out, hands_[seat]);
+}
+
+void BigTwoGame::write_view_middle(std::string& out) const {
+  namespace jt = json_text;
+  auto ints = [&](const auto& values) { write_ints(out, values.data(), values.data() + seats_); };
   out += ',';
   jt::key(out, "hand_counts");
   out += '[';
@@ -525,15 +556,22 @@ void BigTwoGame::write_view(Seat seat, std::string& out) const {
   }
   out += ',';
   jt::key(out, "leader");
-  seat_or_null(!finished_, leader_);
-  if (seated && !required_.empty() && hands_[seat].contains_all(required_)) {
-    out += ',';
-    jt::key(out, "must_include");
-    for_each_low_to_high(required_, rules_.suit_order, [&, first = true](Card c) mutable {
-      if (first) jt::card(out, c);
-      first = false;
-    });
-  }
+  write_seat_or_null(out, !finished_, leader_);
+}
+
+void BigTwoGame::write_view_must_include(std::string& out, Seat seat) const {
+  namespace jt = json_text;
+  if (required_.empty() || !hands_[seat].contains_all(required_)) return;
+  out += ',';
+  jt::key(out, "must_include");
+  for_each_low_to_high(required_, rules_.suit_order, [&, first = true](Card c) mutable {
+    if (first) jt::card(out, c);
+    first = false;
+  });
+}
+
+void BigTwoGame::write_view_end(std::string& out) const {
+  namespace jt = json_text;
   out += ',';
   jt::key(out, "opening");
   jt::boolean(out, !required_.empty());
@@ -552,7 +590,7 @@ void BigTwoGame::write_view(Seat seat, std::string& out) const {
   out += finished_ ? std::string_view(R"("finished")") : std::string_view(R"("play")");
   out += ',';
   jt::key(out, "scores");
-  ints(scores_);
+  write_ints(out, scores_.data(), scores_.data() + seats_);
   out += ',';
   jt::key(out, "straights");
   jt::string(out,
@@ -572,11 +610,22 @@ void BigTwoGame::write_view(Seat seat, std::string& out) const {
   }
   out += ',';
   jt::key(out, "turn");
-  seat_or_null(!finished_, turn_);
+  write_seat_or_null(out, !finished_, turn_);
+}
+
+void BigTwoGame::write_view_you(std::string& out, bool seated, Seat seat) {
   out += ',';
-  jt::key(out, "you");
-  seat_or_null(seated, seat);
+  json_text::key(out, "you");
+  write_seat_or_null(out, seated, seat);
   out += '}';
+}
+
+void BigTwoGame::write_seat_or_null(std::string& out, bool present, Seat seat) {
+  if (present) {
+    json_text::integer(out, seat);
+  } else {
+    json_text::null(out);
+  }
 }
 
 // The same text as prompt(seat).dump(): {"actions":[...],"legal":[{"action":..,"cards":..}]}.

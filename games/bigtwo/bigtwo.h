@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "games/bigtwo/hands.h"
@@ -69,6 +71,7 @@ class BigTwoGame final : public Game {
   MoveResult apply(Seat seat, const Json& move) override;
   Json view(Seat seat) const override;
   void write_view(Seat seat, std::string& out) const override;
+  void write_views(std::span<const Seat> seats, std::span<std::string* const> outs) const override;
   void write_prompt(Seat seat, std::string& out) const override;
   bool finished() const override { return finished_; }
   Json result() const override;
@@ -119,6 +122,14 @@ class BigTwoGame final : public Game {
   std::string events_text(Seat seat, const Outcome& outcome, bool played) const;
   // `[card,...]` low to high, and `[n,...]`, as dump() writes them.
   void write_cards(std::string& out, CardSet cards) const;
+  // The pieces of a view, in order; the hand, must_include and `you` are the seat's own.
+  void write_view_start(std::string& out) const;
+  void write_view_hand(std::string& out, Seat seat) const;
+  void write_view_middle(std::string& out) const;
+  void write_view_must_include(std::string& out, Seat seat) const;
+  void write_view_end(std::string& out) const;
+  static void write_view_you(std::string& out, bool seated, Seat seat);
+  static void write_seat_or_null(std::string& out, bool present, Seat seat);
   void write_table_fields(std::string& out, Seat seat) const;
   static void write_ints(std::string& out, const int* first, const int* last);
 

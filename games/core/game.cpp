@@ -18,6 +18,10 @@ void Game::write_view(Seat seat, std::string& out) const {
   out += view(seat).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+void Game::write_views(std::span<const Seat> seats, std::span<std::string* const> outs) const {
+  for (std::size_t i = 0; i < seats.size(); ++i) write_view(seats[i], *outs[i]);
+}
+
 void Game::write_prompt(Seat seat, std::string& out) const {
   out += prompt(seat).dump(-1, ' ', false, Json::error_handler_t::replace);
 }

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,6 +116,10 @@ class Game {
   // (games/core/json_text.h); the self-play checker holds every override to the same bytes.
   virtual void write_view(Seat seat, std::string& out) const;
   virtual void write_prompt(Seat seat, std::string& out) const;
+  // write_view for several seats at once: seats[i]'s view appended to *outs[i]. The views
+  // after a move share most of their text, which an engine may write once; by default
+  // each view is written on its own.
+  virtual void write_views(std::span<const Seat> seats, std::span<std::string* const> outs) const;
 
   virtual bool finished() const = 0;
   // {"scores":[...],"winners":[SEATS], ...}; null until finished().

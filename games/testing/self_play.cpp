@@ -111,6 +111,22 @@ std::string check_views(const Game& game, const SelfPlayHooks& hooks) {
     game.write_prompt(viewer, written);
     if (auto error = check_written(prompt, written, "prompt", viewer); !error.empty()) return error;
   }
+  // All views at once (as the server writes them after a move), each behind text already in
+  // its string: the same bytes as one by one.
+  std::vector<Seat> seats;
+  for (Seat seat = game.seat_count() - 1; seat >= kSpectator; --seat) seats.push_back(seat);
+  std::vector<std::string> texts(seats.size(), "head");
+  std::vector<std::string*> outs;
+  for (std::string& text : texts) outs.push_back(&text);
+  game.write_views(seats, outs);
+  for (std::size_t i = 0; i < seats.size(); ++i) {
+    std::string one = "head";
+    game.write_view(seats[i], one);
+    if (texts[i] != one) {
+      return "write_views for seat " + std::to_string(seats[i]) + " wrote " + texts[i] +
+             " but write_view wrote " + one;
+    }
+  }
   return {};
 }
 

@@ -183,6 +183,24 @@ void BM_BigTwo_WriteView(benchmark::State& state) {
 }
 BENCHMARK(BM_BigTwo_WriteView);
 
+// The four seated views after a move, written together as the server writes them (the
+// text they share written once); compare with four times BM_BigTwo_WriteView.
+void BM_BigTwo_WriteFourViews(benchmark::State& state) {
+  const auto& pool = positions();
+  std::size_t i = 0;
+  const std::vector<Seat> seats = {0, 1, 2, 3};
+  std::vector<std::string> texts(seats.size());
+  std::vector<std::string*> outs;
+  for (std::string& text : texts) outs.push_back(&text);
+  for (auto _ : state) {
+    const Position& p = pool[i++ % pool.size()];
+    for (std::string& text : texts) text.clear();
+    p.game.write_views(seats, outs);
+    benchmark::DoNotOptimize(texts.data());
+  }
+}
+BENCHMARK(BM_BigTwo_WriteFourViews);
+
 // The prompt with every legal play, written for the seat to act after every move.
 void BM_BigTwo_WritePrompt(benchmark::State& state) {
   const auto& pool = positions();
