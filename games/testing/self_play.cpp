@@ -90,7 +90,16 @@ std::string check_written(const Json& value, const std::string& written, const c
 }
 
 std::string check_views(const Game& game, const SelfPlayHooks& hooks) {
-  for (Seat viewer = kSpectator; viewer < game.seat_count(); ++viewer) {
+  // Every view written at once, as the server writes them after a move, each behind text
+  // already in its string; below, each must be the view's JSON and what write_view writes.
+  std::vector<Seat> viewers;
+  for (Seat viewer = kSpectator; viewer < game.seat_count(); ++viewer) viewers.push_back(viewer);
+  std::vector<std::string> together(viewers.size(), "head");
+  std::vector<std::string*> outs;
+  for (std::string& text : together) outs.push_back(&text);
+  game.write_views(viewers, outs);
+  for (std::size_t i = 0; i < viewers.size(); ++i) {
+    const Seat viewer = viewers[i];
     const CardSet hidden = hooks.hidden_cards(game, viewer);
     const Json view = game.view(viewer);
     const CardSet leaked = cards_mentioned(view) & hidden;
@@ -104,28 +113,18 @@ std::string check_views(const Game& game, const SelfPlayHooks& hooks) {
       return "prompt of seat " + std::to_string(viewer) + " shows hidden card " +
              prompt_leak.lowest().to_string();
     }
-    std::string written;
+    std::string written = "head";
     game.write_view(viewer, written);
-    if (auto error = check_written(view, written, "view", viewer); !error.empty()) return error;
+    if (written != together[i]) {
+      return "write_views for seat " + std::to_string(viewer) + " wrote " + together[i] +
+             " but write_view wrote " + written;
+    }
+    if (auto error = check_written(view, written.substr(4), "view", viewer); !error.empty()) {
+      return error;
+    }
     written.clear();
     game.write_prompt(viewer, written);
     if (auto error = check_written(prompt, written, "prompt", viewer); !error.empty()) return error;
-  }
-  // All views at once (as the server writes them after a move), each behind text already in
-  // its string: the same bytes as one by one.
-  std::vector<Seat> seats;
-  for (Seat seat = game.seat_count() - 1; seat >= kSpectator; --seat) seats.push_back(seat);
-  std::vector<std::string> texts(seats.size(), "head");
-  std::vector<std::string*> outs;
-  for (std::string& text : texts) outs.push_back(&text);
-  game.write_views(seats, outs);
-  for (std::size_t i = 0; i < seats.size(); ++i) {
-    std::string one = "head";
-    game.write_view(seats[i], one);
-    if (texts[i] != one) {
-      return "write_views for seat " + std::to_string(seats[i]) + " wrote " + texts[i] +
-             " but write_view wrote " + one;
-    }
   }
   return {};
 }
