@@ -157,8 +157,10 @@ export const scenarios = [
       assert.equal((await info(page)).finished, 'true');
       assert.ok(sameCards(await hand(page), dealt[1]), 'game 1, seat 1, at the deal');
       // Game 2 is still on: bob may replay his own seat (over the socket), without a reveal.
+      // The table, not the replay still on screen (its deal is 13 cards too), shows the hand.
       await page.evaluate((id) => { location.hash = `#/room/${id}`; }, room);
-      await page.waitForFunction(() => document.querySelectorAll('[data-testid="hand"] [data-card]').length === 13);
+      await page.waitForFunction(() => !document.querySelector('[data-testid="replay"]') &&
+        document.querySelectorAll('[data-testid="room"] [data-testid="hand"] [data-card]').length === 13);
       const now = await bob.handCards();
       await page.evaluate((id) => { location.hash = `#/replay/${id}/1`; }, room);
       await loaded(page, '[data-seat="1"][data-finished="false"]');
