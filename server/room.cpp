@@ -604,8 +604,6 @@ void Room::push_state_to(const std::shared_ptr<Player>& player, std::string_view
   deliver(player, state_frame(parts, viewer, acts));
 }
 
-// One view per seated player, one shared spectator view; everything else in the frames is
-// serialized once for the move.
 // One view per connected seat, one shared spectator view, all written together (most of a
 // view is the same for every seat); everything else in the frames is serialized once.
 void Room::broadcast_state(std::string_view events) {

@@ -238,7 +238,8 @@ void WsSession<Stream>::do_write() {
       written = ws_.next_layer().write_frames(std::span<const net::const_buffer>(buffers_),
                                               std::move(on_written));
     } else {
-      // TLS: the frames in one piece, each frame one record rather than one per frame.
+      // TLS: several frames copied into one piece, encrypted and written together rather
+      // than as one TLS write each.
       flat_.clear();
       for (std::size_t i = 0; i < frames_in_flight_; ++i) flat_ += queue_[i]->wire();
       written = ws_.next_layer().write_frames(net::buffer(flat_), std::move(on_written));
