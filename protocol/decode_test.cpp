@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "protocol/encode.h"
+#include "protocol/mutate_for_test.h"
 #include "protocol/text.h"
 
 namespace parlor::protocol {
@@ -450,22 +451,8 @@ TEST(DecodeRobustness, MutatedFramesNeverThrow) {
   int accepted = 0;
   for (int round = 0; round < 20'000; ++round) {
     std::string frame = seeds[rng() % seeds.size()];
-    const int edits = 1 + static_cast<int>(rng() % 4);
-    for (int e = 0; e < edits && !frame.empty(); ++e) {
-      const std::size_t at = rng() % frame.size();
-      const char c = alphabet[rng() % (sizeof(alphabet) - 1)];
-      switch (rng() % 3) {
-        case 0:
-          frame[at] = c;
-          break;
-        case 1:
-          frame.insert(frame.begin() + static_cast<std::ptrdiff_t>(at), c);
-          break;
-        default:
-          frame.erase(at, 1);
-          break;
-      }
-    }
+    mutate_bytes(frame, rng, std::string_view(alphabet, sizeof(alphabet) - 1),
+                 1 + static_cast<int>(rng() % 4));
     DecodeResult result = decode_request(frame);
     if (auto* error = std::get_if<DecodeError>(&result)) {
       ASSERT_TRUE(is_valid_utf8(error->message)) << "seed " << seed << " round " << round;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "protocol/decode.h"
+#include "protocol/mutate_for_test.h"
 
 namespace parlor::protocol {
 namespace {
@@ -248,22 +249,8 @@ class FrameMaker {
 
   void mutate(std::string& frame) {
     static constexpr char kBytes[] = "{}[]\":,\\u0123456789.eE-+ ntrufalsd\xFF\xC3\xA9";
-    const int edits = 1 + static_cast<int>(below(3));
-    for (int e = 0; e < edits && !frame.empty(); ++e) {
-      const std::size_t at = below(frame.size());
-      const char c = kBytes[below(sizeof(kBytes) - 1)];
-      switch (below(3)) {
-        case 0:
-          frame[at] = c;
-          break;
-        case 1:
-          frame.insert(frame.begin() + static_cast<std::ptrdiff_t>(at), c);
-          break;
-        default:
-          frame.erase(at, 1);
-          break;
-      }
-    }
+    mutate_bytes(frame, rng_, std::string_view(kBytes, sizeof(kBytes) - 1),
+                 1 + static_cast<int>(below(3)));
   }
 
   std::mt19937_64 rng_;
