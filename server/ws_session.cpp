@@ -142,18 +142,17 @@ template <class Stream>
 void WsSession<Stream>::on_keepalive() {
   if (closing_) return;
   const auto dead_after = state_->config().dead_after;
-  const auto silent_for = Clock::now() - last_heard_;
-  if (silent_for < dead_after / 2) {
-    pinged_ = false;
-    return arm_keepalive(last_heard_ + dead_after / 2);
+  const auto now = Clock::now();
+  if (now - last_heard_ < dead_after / 2) return arm_keepalive(last_heard_ + dead_after / 2);
+  if (last_heard_ >= pinged_at_) {
+    // Nothing asked since the peer was last heard from (an answered ping counts as heard).
+    pinged_at_ = now;
+    ws_.async_ping({}, [self = this->shared_from_this()](beast::error_code) {});
   }
-  if (silent_for < dead_after) {
-    if (!pinged_) {
-      pinged_ = true;
-      ws_.async_ping({}, [self = this->shared_from_this()](beast::error_code) {});
-    }
-    return arm_keepalive(last_heard_ + dead_after);
-  }
+  // The peer is dropped after the whole idle time of silence, and never less than half of
+  // it after the ping went out (a timer that fires late must not shorten the answer's time).
+  const auto drop_at = std::max(last_heard_ + dead_after, pinged_at_ + dead_after / 2);
+  if (now < drop_at) return arm_keepalive(drop_at);
   // Silent for the whole idle time, the ping unanswered: a peer that is gone (or will not
   // read) gets no close handshake; dropping the TCP connection ends the read loop.
   beast::error_code ignored;

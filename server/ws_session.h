@@ -84,9 +84,10 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   // Keep-alive: the session's own, not Beast's idle timeout, which re-arms a timer (a cancel,
   // an aborted completion and a new wait) on every message read. Here a message only records
   // when it arrived; one timer looks at that after half the idle time, pings a silent peer,
-  // and drops it after the whole idle time without a frame (a pong counts).
+  // and drops it after the whole idle time without a frame (a pong counts). A ping is
+  // outstanding while nothing has been heard since it went out.
   Clock::time_point last_heard_ = Clock::now();
-  bool pinged_ = false;
+  Clock::time_point pinged_at_{};
   net::steady_timer keepalive_timer_;
 };
 

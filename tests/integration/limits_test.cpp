@@ -171,6 +171,19 @@ TEST(Limits, QuietConnectionThatAnswersPingsStaysOpen) {
   EXPECT_EQ(quiet->request({{"type", "ping"}})["type"], "pong");
 }
 
+TEST(Limits, AnsweredPingsKeepAConnectionOpenRoundAfterRound) {
+  // Many short rounds of ping and pong: a pong must count however late the timer that
+  // looks at it fires (an answered ping once looked outstanding when it fired a little late).
+  auto config = ServerFixture::test_config();
+  config.dead_after = std::chrono::milliseconds(100);
+  ServerFixture server(config);
+  auto quiet = server.player("quiet");
+  EXPECT_FALSE(quiet->next(std::chrono::milliseconds(3000)).has_value());
+  EXPECT_FALSE(quiet->closed());
+  EXPECT_GE(quiet->pings_received(), 10);
+  EXPECT_EQ(quiet->request({{"type", "ping"}})["type"], "pong");
+}
+
 TEST(Limits, TalkingConnectionIsNotPinged) {
   auto config = ServerFixture::test_config();
   config.dead_after = std::chrono::milliseconds(400);
