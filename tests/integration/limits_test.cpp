@@ -159,28 +159,17 @@ TEST(Limits, SilentConnectionIsClosed) {
 
 TEST(Limits, QuietConnectionThatAnswersPingsStaysOpen) {
   auto config = ServerFixture::test_config();
-  config.dead_after = std::chrono::milliseconds(400);
-  ServerFixture server(config);
-  auto quiet = server.player("quiet");
-  // Reading (and so answering pings) without sending a message for three idle times.
-  EXPECT_FALSE(quiet->next(std::chrono::milliseconds(1200)).has_value());
-  EXPECT_FALSE(quiet->closed());
-  // Pinged after half the idle time of silence, again after each pong's half idle time.
-  EXPECT_GE(quiet->pings_received(), 2);
-  EXPECT_LE(quiet->pings_received(), 7);
-  EXPECT_EQ(quiet->request({{"type", "ping"}})["type"], "pong");
-}
-
-TEST(Limits, AnsweredPingsKeepAConnectionOpenRoundAfterRound) {
-  // Many short rounds of ping and pong: a pong must count however late the timer that
-  // looks at it fires (an answered ping once looked outstanding when it fired a little late).
-  auto config = ServerFixture::test_config();
   config.dead_after = std::chrono::milliseconds(200);
   ServerFixture server(config);
   auto quiet = server.player("quiet");
+  // Reading (and so answering pings) without sending a message for fifteen idle times: many
+  // rounds of ping and pong, and a pong counts however late the timer that looks at it fires
+  // (an answered ping once looked outstanding when that timer fired a little late).
   EXPECT_FALSE(quiet->next(std::chrono::milliseconds(3000)).has_value());
   EXPECT_FALSE(quiet->closed());
+  // Pinged after half the idle time of silence, again half an idle time after each pong.
   EXPECT_GE(quiet->pings_received(), 5);
+  EXPECT_LE(quiet->pings_received(), 31);
   EXPECT_EQ(quiet->request({{"type", "ping"}})["type"], "pong");
 }
 
