@@ -10,11 +10,7 @@ namespace parlor {
 
 const std::vector<GameInfo>& game_registry() {
   static const std::vector<GameInfo> games = {
-      bigtwo_info(),
-      bidwhist_info(),
-      spades_info(),
-      agram_info(),
-      splendor_info(),
+      bigtwo_info(), bidwhist_info(), spades_info(), agram_info(), splendor_info(),
   };
   return games;
 }

@@ -17,7 +17,6 @@ const GameInfo* find_game(std::string_view kind);
 // Validates options and seat count for `info`, then deals. On a bad request returns null
 // and a message in `error`; `normalized_options` receives the options with defaults filled.
 std::unique_ptr<Game> create_game(const GameInfo& info, const Json& options, int seats,
-                                  std::uint64_t seed, Json* normalized_options,
-                                  std::string& error);
+                                  std::uint64_t seed, Json* normalized_options, std::string& error);
 
 }  // namespace parlor

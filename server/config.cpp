@@ -54,92 +54,133 @@ auto number_flag(T ServerConfig::*member, T min, T max) {
 
 const std::map<std::string, Flag>& flags() {
   static const std::map<std::string, Flag> table = {
-      {"port", {"TCP port; 0 picks a free one (default 8080)",
-                number_flag<std::uint16_t>(&ServerConfig::port, 0, 65535)}},
-      {"bind", {"address to listen on (default 127.0.0.1; 0.0.0.0 for all interfaces)",
-                [](const std::string& v, ServerConfig& c) { c.bind = v; return !v.empty(); }}},
-      {"threads", {"I/O threads (default: hardware threads)",
-                   number_flag<int>(&ServerConfig::threads, 0, 256)}},
-      {"static-dir", {"directory of the web client served at / (default client-web/dist)",
-                      [](const std::string& v, ServerConfig& c) { c.static_dir = v; return true; }}},
-      {"dev", {"development mode: allows the `seed` room option",
-               [](const std::string&, ServerConfig& c) { c.dev = true; return true; }, true}},
-      {"store", {"sqlite (durable, the default) or none (in memory; lost on exit)",
-                 [](const std::string& v, ServerConfig& c) {
-                   c.store = v;
-                   return v == "sqlite" || v == "none";
-                 }}},
-      {"store-sync", {"full (a move acknowledged survives a power loss; the default) or normal "
-                      "(survives a crash of the server, not of the machine)",
-                      [](const std::string& v, ServerConfig& c) {
-                        c.store_sync = v;
-                        return v == "full" || v == "normal";
-                      }}},
-      {"store-batch-us", {"group commit window of the store's writer (default 500)",
-                          duration_flag(&ServerConfig::store_batch_window, 1'000'000L)}},
-      {"replay-retention-hours", {"keep finished games (replays) in the store for (default 720; "
-                                  "0: forever)",
-                                  duration_flag(&ServerConfig::replay_retention, 24L * 365 * 100)}},
-      {"data-dir", {"directory of the SQLite store (default ./data; created if missing)",
-                    [](const std::string& v, ServerConfig& c) { c.data_dir = v; return !v.empty(); }}},
-      {"tls-cert", {"PEM certificate chain: serve https/wss",
-                    [](const std::string& v, ServerConfig& c) { c.tls_cert = v; return true; }}},
-      {"tls-key", {"PEM private key for --tls-cert",
-                   [](const std::string& v, ServerConfig& c) { c.tls_key = v; return true; }}},
-      {"max-message-bytes", {"largest WebSocket message (default 16384; closes with 1009)",
-                             number_flag<std::size_t>(&ServerConfig::max_message_bytes, 256,
-                                                      1 << 24)}},
-      {"max-http-header-bytes", {"largest HTTP request header (default 8192)",
-                                 number_flag<std::size_t>(&ServerConfig::max_http_header_bytes,
-                                                          1024, 1 << 20)}},
-      {"handshake-timeout-ms", {"HTTP/WebSocket/TLS handshake timeout (default 10000)",
-                                duration_flag(&ServerConfig::handshake_timeout, 3'600'000L)}},
-      {"dead-after-ms", {"close a silent connection after (default 25000; pinged at half)",
-                         duration_flag(&ServerConfig::dead_after, 3'600'000L)}},
-      {"max-queue-messages", {"outbound queue bound in messages (default 64)",
-                              number_flag<std::size_t>(&ServerConfig::max_queue_messages, 1,
-                                                       1 << 20)}},
-      {"max-queue-bytes", {"outbound queue bound in bytes, also each WebSocket's kernel send "
-                           "buffer (default 262144)",
-                           number_flag<std::size_t>(&ServerConfig::max_queue_bytes, 1024,
-                                                    std::size_t{1} << 32)}},
-      {"rate-per-second", {"inbound messages per second per connection (default 20)",
-                           [](const std::string& v, ServerConfig& c) {
-                             return parse_double(v, c.rate_per_second, 0.1, 1e7);
-                           }}},
-      {"rate-burst", {"inbound burst per connection (default 40)",
-                      [](const std::string& v, ServerConfig& c) {
-                        return parse_double(v, c.rate_burst, 1, 1e7);
-                      }}},
-      {"rate-strikes", {"rate_limited replies before closing with 1008 (default 20)",
-                        number_flag<int>(&ServerConfig::rate_strikes_before_close, 1, 1 << 20)}},
-      {"max-connections-per-ip", {"concurrent connections per IP (default 64)",
-                                  number_flag<int>(&ServerConfig::max_connections_per_ip, 1,
-                                                   1 << 24)}},
-      {"max-handshakes-per-ip", {"new connections per IP per second (default 20)",
-                                 number_flag<int>(&ServerConfig::max_handshakes_per_ip_per_second,
-                                                  1, 1 << 24)}},
-      {"allowed-origins", {"comma-separated Origin allowlist for WebSocket upgrades",
-                           [](const std::string& v, ServerConfig& c) {
-                             std::stringstream in(v);
-                             std::string item;
-                             c.allowed_origins.clear();
-                             while (std::getline(in, item, ',')) {
-                               if (!item.empty()) c.allowed_origins.push_back(item);
-                             }
-                             return true;
-                           }}},
-      {"max-rooms-per-player", {"unfinished rooms one player may create (default 8)",
-                                number_flag<int>(&ServerConfig::max_rooms_per_player, 1, 1 << 20)}},
-      {"empty-room-timeout-s", {"remove a room nobody is connected to after (default 600)",
-                                duration_flag(&ServerConfig::empty_room_timeout, 86'400L * 365)}},
-      {"finished-room-retention-s", {"keep finished rooms for (default 3600)",
-                                     duration_flag(&ServerConfig::finished_room_retention,
-                                                   86'400L * 365)}},
-      {"bot-delay-ms", {"pause before a server-side bot moves (default 400)",
-                        duration_flag(&ServerConfig::bot_delay, 60'000L)}},
-      {"max-rooms", {"rooms on this server (default 10000)",
-                     number_flag<std::size_t>(&ServerConfig::max_rooms, 1, 1 << 24)}},
+      {"port",
+       {"TCP port; 0 picks a free one (default 8080)",
+        number_flag<std::uint16_t>(&ServerConfig::port, 0, 65535)}},
+      {"bind",
+       {"address to listen on (default 127.0.0.1; 0.0.0.0 for all interfaces)",
+        [](const std::string& v, ServerConfig& c) {
+          c.bind = v;
+          return !v.empty();
+        }}},
+      {"threads",
+       {"I/O threads (default: hardware threads)",
+        number_flag<int>(&ServerConfig::threads, 0, 256)}},
+      {"static-dir",
+       {"directory of the web client served at / (default client-web/dist)",
+        [](const std::string& v, ServerConfig& c) {
+          c.static_dir = v;
+          return true;
+        }}},
+      {"dev",
+       {"development mode: allows the `seed` room option",
+        [](const std::string&, ServerConfig& c) {
+          c.dev = true;
+          return true;
+        },
+        true}},
+      {"store",
+       {"sqlite (durable, the default) or none (in memory; lost on exit)",
+        [](const std::string& v, ServerConfig& c) {
+          c.store = v;
+          return v == "sqlite" || v == "none";
+        }}},
+      {"store-sync",
+       {"full (a move acknowledged survives a power loss; the default) or normal "
+        "(survives a crash of the server, not of the machine)",
+        [](const std::string& v, ServerConfig& c) {
+          c.store_sync = v;
+          return v == "full" || v == "normal";
+        }}},
+      {"store-batch-us",
+       {"group commit window of the store's writer (default 500)",
+        duration_flag(&ServerConfig::store_batch_window, 1'000'000L)}},
+      {"replay-retention-hours",
+       {"keep finished games (replays) in the store for (default 720; "
+        "0: forever)",
+        duration_flag(&ServerConfig::replay_retention, 24L * 365 * 100)}},
+      {"data-dir",
+       {"directory of the SQLite store (default ./data; created if missing)",
+        [](const std::string& v, ServerConfig& c) {
+          c.data_dir = v;
+          return !v.empty();
+        }}},
+      {"tls-cert",
+       {"PEM certificate chain: serve https/wss",
+        [](const std::string& v, ServerConfig& c) {
+          c.tls_cert = v;
+          return true;
+        }}},
+      {"tls-key",
+       {"PEM private key for --tls-cert",
+        [](const std::string& v, ServerConfig& c) {
+          c.tls_key = v;
+          return true;
+        }}},
+      {"max-message-bytes",
+       {"largest WebSocket message (default 16384; closes with 1009)",
+        number_flag<std::size_t>(&ServerConfig::max_message_bytes, 256, 1 << 24)}},
+      {"max-http-header-bytes",
+       {"largest HTTP request header (default 8192)",
+        number_flag<std::size_t>(&ServerConfig::max_http_header_bytes, 1024, 1 << 20)}},
+      {"handshake-timeout-ms",
+       {"HTTP/WebSocket/TLS handshake timeout (default 10000)",
+        duration_flag(&ServerConfig::handshake_timeout, 3'600'000L)}},
+      {"dead-after-ms",
+       {"close a silent connection after (default 25000; pinged at half)",
+        duration_flag(&ServerConfig::dead_after, 3'600'000L)}},
+      {"max-queue-messages",
+       {"outbound queue bound in messages (default 64)",
+        number_flag<std::size_t>(&ServerConfig::max_queue_messages, 1, 1 << 20)}},
+      {"max-queue-bytes",
+       {"outbound queue bound in bytes, also each WebSocket's kernel send "
+        "buffer (default 262144)",
+        number_flag<std::size_t>(&ServerConfig::max_queue_bytes, 1024, std::size_t{1} << 32)}},
+      {"rate-per-second",
+       {"inbound messages per second per connection (default 20)",
+        [](const std::string& v, ServerConfig& c) {
+          return parse_double(v, c.rate_per_second, 0.1, 1e7);
+        }}},
+      {"rate-burst",
+       {"inbound burst per connection (default 40)",
+        [](const std::string& v, ServerConfig& c) {
+          return parse_double(v, c.rate_burst, 1, 1e7);
+        }}},
+      {"rate-strikes",
+       {"rate_limited replies before closing with 1008 (default 20)",
+        number_flag<int>(&ServerConfig::rate_strikes_before_close, 1, 1 << 20)}},
+      {"max-connections-per-ip",
+       {"concurrent connections per IP (default 64)",
+        number_flag<int>(&ServerConfig::max_connections_per_ip, 1, 1 << 24)}},
+      {"max-handshakes-per-ip",
+       {"new connections per IP per second (default 20)",
+        number_flag<int>(&ServerConfig::max_handshakes_per_ip_per_second, 1, 1 << 24)}},
+      {"allowed-origins",
+       {"comma-separated Origin allowlist for WebSocket upgrades",
+        [](const std::string& v, ServerConfig& c) {
+          std::stringstream in(v);
+          std::string item;
+          c.allowed_origins.clear();
+          while (std::getline(in, item, ',')) {
+            if (!item.empty()) c.allowed_origins.push_back(item);
+          }
+          return true;
+        }}},
+      {"max-rooms-per-player",
+       {"unfinished rooms one player may create (default 8)",
+        number_flag<int>(&ServerConfig::max_rooms_per_player, 1, 1 << 20)}},
+      {"empty-room-timeout-s",
+       {"remove a room nobody is connected to after (default 600)",
+        duration_flag(&ServerConfig::empty_room_timeout, 86'400L * 365)}},
+      {"finished-room-retention-s",
+       {"keep finished rooms for (default 3600)",
+        duration_flag(&ServerConfig::finished_room_retention, 86'400L * 365)}},
+      {"bot-delay-ms",
+       {"pause before a server-side bot moves (default 400)",
+        duration_flag(&ServerConfig::bot_delay, 60'000L)}},
+      {"max-rooms",
+       {"rooms on this server (default 10000)",
+        number_flag<std::size_t>(&ServerConfig::max_rooms, 1, 1 << 24)}},
   };
   return table;
 }
@@ -157,8 +198,8 @@ std::string usage() {
   out << "usage: parlor-server [--flag value]...\n"
          "Every flag can also be set with an environment variable PARLOR_FLAG_NAME.\n\n";
   for (const auto& [name, flag] : flags()) {
-    out << "  --" << name << (flag.is_switch ? "" : " VALUE") << "\n      " << flag.help
-        << "  [" << env_name(name) << "]\n";
+    out << "  --" << name << (flag.is_switch ? "" : " VALUE") << "\n      " << flag.help << "  ["
+        << env_name(name) << "]\n";
   }
   return out.str();
 }
@@ -221,8 +262,9 @@ std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std:
   // A finished room still in memory may start a rematch; its record must still be there.
   if (config.replay_retention.count() > 0 &&
       config.replay_retention < config.finished_room_retention) {
-    error = "--replay-retention-hours must be 0 (forever) or at least as long as "
-            "--finished-room-retention-s";
+    error =
+        "--replay-retention-hours must be 0 (forever) or at least as long as "
+        "--finished-room-retention-s";
     return std::nullopt;
   }
   return config;

@@ -61,8 +61,8 @@ TEST(Config, ReplayRetention) {
   ASSERT_TRUE(forever) << error;
   EXPECT_EQ(forever->replay_retention.count(), 0);
   // Shorter than finished rooms are kept in memory: a rematch could lose its record.
-  EXPECT_FALSE(parse({"--replay-retention-hours", "1", "--finished-room-retention-s", "7200"},
-                     error));
+  EXPECT_FALSE(
+      parse({"--replay-retention-hours", "1", "--finished-room-retention-s", "7200"}, error));
   EXPECT_NE(error.find("--replay-retention-hours"), std::string::npos);
 }
 

@@ -89,7 +89,8 @@ std::optional<ReplayRequest> replay_request(std::string_view target) {
   constexpr std::string_view suffix = "/replay";
   const std::string_view path = target.substr(0, target.find('?'));
   if (!path.starts_with(prefix) || !path.ends_with(suffix)) return std::nullopt;
-  const std::string_view room = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+  const std::string_view room =
+      path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
   if (room.empty() || room.find('/') != std::string_view::npos || room.size() > 64) {
     return std::nullopt;
   }
@@ -114,8 +115,9 @@ http::response<http::string_body> replay_response(ServerState& state,
     return make_response(request, status, std::move(body), "application/json");
   };
   if (replay.malformed) {
-    return reply(http::status::bad_request,
-                 R"({"error":"bad_request","message":"as and game must be non-negative integers"})");
+    return reply(
+        http::status::bad_request,
+        R"({"error":"bad_request","message":"as and game must be non-negative integers"})");
   }
   std::string code;
   std::string message;
@@ -129,8 +131,8 @@ http::response<http::string_body> replay_response(ServerState& state,
   if (out.is_null()) {
     const http::status status = code == "no_such_room" || code == "not_started"
                                     ? http::status::not_found
-                                    : code == "not_allowed" ? http::status::forbidden
-                                                            : http::status::bad_request;
+                                : code == "not_allowed" ? http::status::forbidden
+                                                        : http::status::bad_request;
     return reply(status, protocol::to_wire(Json{{"error", code}, {"message", message}}));
   }
   return reply(http::status::ok, protocol::to_wire(out));
@@ -141,8 +143,8 @@ http::response<http::string_body> handle_http(ServerState& state,
   const std::string target(request.target());
   const std::string path = target.substr(0, target.find('?'));
   if (request.method() != http::verb::get && request.method() != http::verb::head) {
-    auto response = make_response(request, http::status::method_not_allowed,
-                                  "only GET and HEAD\n", "text/plain; charset=utf-8");
+    auto response = make_response(request, http::status::method_not_allowed, "only GET and HEAD\n",
+                                  "text/plain; charset=utf-8");
     response.set(http::field::allow, "GET, HEAD");
     return response;
   }
@@ -230,9 +232,8 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
           request, http::status::not_found, "no WebSocket here\n", "text/plain; charset=utf-8"));
       response->keep_alive(false);
     } else if (!origin_allowed(state_->config(), request)) {
-      response = std::make_shared<http::response<http::string_body>>(
-          make_response(request, http::status::forbidden, "origin not allowed\n",
-                        "text/plain; charset=utf-8"));
+      response = std::make_shared<http::response<http::string_body>>(make_response(
+          request, http::status::forbidden, "origin not allowed\n", "text/plain; charset=utf-8"));
       response->keep_alive(false);
     } else {
       if constexpr (std::is_same_v<Stream, PlainStream>) {
@@ -246,7 +247,8 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
       }
       return;
     }
-  } else if (auto replay = replay_request(request.target()); replay && request.method() == http::verb::get) {
+  } else if (auto replay = replay_request(request.target());
+             replay && request.method() == http::verb::get) {
     // The store read runs off the event loop; the answer is written back on this strand.
     state_->run_blocking([self = this->shared_from_this(), request = std::move(request),
                           replay = *replay]() mutable {

@@ -30,9 +30,8 @@ class DetectSession : public std::enable_shared_from_this<DetectSession> {
       return;
     }
     stream_.expires_after(state_->config().handshake_timeout);
-    beast::async_detect_ssl(stream_, buffer_,
-                            beast::bind_front_handler(&DetectSession::on_detect,
-                                                      shared_from_this()));
+    beast::async_detect_ssl(
+        stream_, buffer_, beast::bind_front_handler(&DetectSession::on_detect, shared_from_this()));
   }
 
  private:

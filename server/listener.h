@@ -3,8 +3,8 @@
 // of file descriptors) backs off and keeps accepting instead of stopping forever.
 #pragma once
 
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <memory>
 

@@ -19,7 +19,6 @@ std::chrono::milliseconds sweep_interval(const ServerConfig& config) {
                                                std::chrono::seconds(30));
 }
 
-
 }  // namespace
 
 Lobby::Lobby(boost::asio::io_context& io, const ServerConfig& config, Metrics& metrics)
@@ -29,8 +28,8 @@ std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
                                          const protocol::CreateRoom& request, Refusal& refusal) {
   const GameInfo* info = find_game(request.kind);
   if (!info) {
-    refusal = {"unknown_game", "no game of kind \"" + request.kind.substr(0, 32) +
-                                   "\"; list_games names them"};
+    refusal = {"unknown_game",
+               "no game of kind \"" + request.kind.substr(0, 32) + "\"; list_games names them"};
     return nullptr;
   }
   // Room options ride along with the game's options; split them off first.
@@ -59,13 +58,14 @@ std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
   }
   // Room options in seconds: grace (a disconnected player's seat goes to a bot after it)
   // and turn_seconds (the turn clock; 0 is off).
-  for (const auto& [name, member, max] :
-       {std::tuple{"grace", &RoomSetup::grace, 86'400}, {"turn_seconds", &RoomSetup::turn_seconds, 3600}}) {
+  for (const auto& [name, member, max] : {std::tuple{"grace", &RoomSetup::grace, 86'400},
+                                          {"turn_seconds", &RoomSetup::turn_seconds, 3600}}) {
     auto it = game_options.find(name);
     if (it == game_options.end()) continue;
     if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > max) {
-      refusal = {"bad_options", std::string("option \"") + name + "\" must be an integer from 0 to " +
-                                    std::to_string(max) + " (seconds)"};
+      refusal = {"bad_options", std::string("option \"") + name +
+                                    "\" must be an integer from 0 to " + std::to_string(max) +
+                                    " (seconds)"};
       return nullptr;
     }
     setup.*member = std::chrono::seconds(it->get<std::int64_t>());
@@ -117,7 +117,8 @@ RoomHooks Lobby::hooks() {
   return RoomHooks{
       [this](const std::string& room, std::shared_ptr<const protocol::RoomSummary> summary) {
         std::lock_guard inner(mutex_);
-        if (auto it = rooms_.find(room); it != rooms_.end()) it->second.summary = std::move(summary);
+        if (auto it = rooms_.find(room); it != rooms_.end())
+          it->second.summary = std::move(summary);
       },
       [](const std::shared_ptr<Player>& player, int delta) {
         player->change_open_rooms_created(delta);

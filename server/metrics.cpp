@@ -35,10 +35,9 @@ std::string Metrics::prometheus_text(
           "Connections closed because their outbound queue passed its bound.", "counter",
           slow_consumers_closed.load());
   counter("parlor_outbound_frames_dropped_total",
-          "Frames not delivered because their connection was closed as a slow consumer.",
-          "counter", frames_dropped.load());
-  counter("parlor_bytes_in_total", "WebSocket payload bytes received.", "counter",
-          bytes_in.load());
+          "Frames not delivered because their connection was closed as a slow consumer.", "counter",
+          frames_dropped.load());
+  counter("parlor_bytes_in_total", "WebSocket payload bytes received.", "counter", bytes_in.load());
   counter("parlor_bytes_out_total", "WebSocket payload bytes queued for sending.", "counter",
           bytes_out.load());
   counter("parlor_frames_out_total", "WebSocket data frames handed to sockets.", "counter",

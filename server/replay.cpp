@@ -23,9 +23,8 @@ Json build_replay(const RoomHistory& history, const GameRecord& record, std::opt
   if (initial.is_object()) initial.erase("seed");
 
   Json steps = Json::array();
-  steps.push_back({{"seq", record.start_seq},
-                   {"view", game->view(viewer)},
-                   {"to_act", game->to_act()}});
+  steps.push_back(
+      {{"seq", record.start_seq}, {"view", game->view(viewer)}, {"to_act", game->to_act()}});
   for (const MoveRecord& move : record.moves) {
     MoveResult result = game->apply(move.seat, move.move);
     if (!result.ok()) return nullptr;  // the engine no longer replays this game

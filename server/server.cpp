@@ -10,8 +10,9 @@ namespace parlor::server {
 
 Server::Server(ServerConfig config)
     : config_(std::move(config)),
-      io_(config_.threads > 0 ? config_.threads
-                              : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()))),
+      io_(config_.threads > 0
+              ? config_.threads
+              : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()))),
       state_(std::make_shared<ServerState>(io_, config_)) {}
 
 Server::~Server() { stop(); }
@@ -55,7 +56,8 @@ void Server::stop() {
     // Let the close handshakes finish before the threads stop. A client that does not answer
     // is dropped by its session's 2 s close timer, so this wait ends within about 2 s.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-    while (state_->metrics().connections.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+    while (state_->metrics().connections.load() > 0 &&
+           std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }

@@ -190,9 +190,8 @@ void ServerState::close_store() {
   if (auto* sqlite = dynamic_cast<SqliteStore*>(store_.get())) sqlite->close();
 }
 
-Json ServerState::replay(const std::string& room, std::optional<int> seat,
-                         std::optional<int> game, const Player* requester, std::string& code,
-                         std::string& message) {
+Json ServerState::replay(const std::string& room, std::optional<int> seat, std::optional<int> game,
+                         const Player* requester, std::string& code, std::string& message) {
   if (!store_) {
     code = "not_allowed";
     message = "replays need the durable store (--store sqlite)";

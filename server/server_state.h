@@ -6,10 +6,10 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
-#include <memory>
-#include <optional>
 #include <boost/asio/post.hpp>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "protocol/commands.h"

@@ -70,24 +70,35 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     try {
-      if (flag == "--url") args.url = value();
-      else if (flag == "--game") args.game = value();
-      else if (flag == "--rooms") args.rooms = std::stoi(value());
-      else if (flag == "--seats") args.seats = std::stoi(value());
-      else if (flag == "--duration") args.duration = std::stod(value());
-      else if (flag == "--think-ms") args.think_ms = std::stoi(value());
-      else if (flag == "--ramp-ms") args.ramp_ms = std::stoi(value());
-      else if (flag == "--seed") args.seed = std::stoull(value());
-      else if (flag == "--json") args.json = true;
-      else if (flag == "--help") return usage("");
-      else return usage("unknown flag " + flag);
+      if (flag == "--url")
+        args.url = value();
+      else if (flag == "--game")
+        args.game = value();
+      else if (flag == "--rooms")
+        args.rooms = std::stoi(value());
+      else if (flag == "--seats")
+        args.seats = std::stoi(value());
+      else if (flag == "--duration")
+        args.duration = std::stod(value());
+      else if (flag == "--think-ms")
+        args.think_ms = std::stoi(value());
+      else if (flag == "--ramp-ms")
+        args.ramp_ms = std::stoi(value());
+      else if (flag == "--seed")
+        args.seed = std::stoull(value());
+      else if (flag == "--json")
+        args.json = true;
+      else if (flag == "--help")
+        return usage("");
+      else
+        return usage("unknown flag " + flag);
     } catch (const std::exception& e) {
       return usage(e.what());
     }
   }
   // Bounded by design: at most 20,000 connections and one hour.
-  if (args.rooms < 1 || args.seats < 1 || args.rooms * args.seats > 20000 ||
-      args.duration <= 0 || args.duration > 3600) {
+  if (args.rooms < 1 || args.seats < 1 || args.rooms * args.seats > 20000 || args.duration <= 0 ||
+      args.duration > 3600) {
     return usage("rooms x seats must be 1..20000 and duration 0..3600 s");
   }
   if (args.url.rfind("ws://", 0) != 0) return usage("--url must start with ws://");
@@ -159,7 +170,8 @@ int main(int argc, char** argv) {
   const double p50 = percentile(lat, 0.50);
   const double p90 = percentile(lat, 0.90);
   const double p99 = percentile(lat, 0.99);
-  const double max = lat.empty() ? 0 : static_cast<double>(*std::max_element(lat.begin(), lat.end())) / 1000.0;
+  const double max =
+      lat.empty() ? 0 : static_cast<double>(*std::max_element(lat.begin(), lat.end())) / 1000.0;
   parlor::Json errors = parlor::Json::object();
   std::int64_t error_count = 0;
   for (const auto& [code, count] : stats.errors) {
@@ -167,14 +179,19 @@ int main(int argc, char** argv) {
     error_count += count;
   }
   parlor::Json report = {
-      {"game", args.game},           {"rooms", args.rooms},
-      {"seats", args.seats},         {"think_ms", args.think_ms},
-      {"seconds", seconds},          {"connections", stats.connected},
-      {"moves", stats.moves},        {"moves_per_second", static_cast<double>(stats.moves) / seconds},
+      {"game", args.game},
+      {"rooms", args.rooms},
+      {"seats", args.seats},
+      {"think_ms", args.think_ms},
+      {"seconds", seconds},
+      {"connections", stats.connected},
+      {"moves", stats.moves},
+      {"moves_per_second", static_cast<double>(stats.moves) / seconds},
       {"states_per_second", static_cast<double>(stats.states) / seconds},
       {"games_finished", stats.games},
       {"latency_ms", {{"p50", p50}, {"p90", p90}, {"p99", p99}, {"max", max}}},
-      {"errors", errors},            {"reconnects", stats.reconnects},
+      {"errors", errors},
+      {"reconnects", stats.reconnects},
       {"load_cpu_seconds", cpu},
       {"load_cpu_us_per_move", stats.moves ? cpu * 1e6 / static_cast<double>(stats.moves) : 0}};
   if (args.json) {
@@ -186,8 +203,8 @@ int main(int argc, char** argv) {
               << "  moves/s           " << report["moves_per_second"].get<double>() << "\n"
               << "  state pushes/s    " << report["states_per_second"].get<double>() << "\n"
               << "  games finished    " << stats.games << "\n"
-              << "  latency ms        p50 " << p50 << "  p90 " << p90 << "  p99 " << p99
-              << "  max " << max << "\n"
+              << "  latency ms        p50 " << p50 << "  p90 " << p90 << "  p99 " << p99 << "  max "
+              << max << "\n"
               << "  errors            " << (error_count ? errors.dump() : "none") << "\n"
               << "  parlor-load CPU   " << cpu << " s ("
               << report["load_cpu_us_per_move"].get<double>() << " us/move)\n";

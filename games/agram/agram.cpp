@@ -19,9 +19,12 @@ std::uint64_t deal_seed(std::uint64_t seed, int deal_number) {
 
 const char* phase_name(AgramGame::Phase phase) {
   switch (phase) {
-    case AgramGame::Phase::kPlay: return "play";
-    case AgramGame::Phase::kDealOver: return "deal_over";
-    case AgramGame::Phase::kFinished: return "finished";
+    case AgramGame::Phase::kPlay:
+      return "play";
+    case AgramGame::Phase::kDealOver:
+      return "deal_over";
+    case AgramGame::Phase::kFinished:
+      return "finished";
   }
   return "?";
 }

@@ -63,12 +63,18 @@ std::optional<int> bid_books(const Json& move) {
 
 std::string_view phase_name(Phase phase) {
   switch (phase) {
-    case Phase::kBidding: return "bidding";
-    case Phase::kDeclaring: return "declaring";
-    case Phase::kDiscarding: return "discarding";
-    case Phase::kPlaying: return "playing";
-    case Phase::kHandOver: return "hand_over";
-    case Phase::kFinished: return "finished";
+    case Phase::kBidding:
+      return "bidding";
+    case Phase::kDeclaring:
+      return "declaring";
+    case Phase::kDiscarding:
+      return "discarding";
+    case Phase::kPlaying:
+      return "playing";
+    case Phase::kHandOver:
+      return "hand_over";
+    case Phase::kFinished:
+      return "finished";
   }
   return "?";
 }
@@ -121,12 +127,17 @@ void BidWhistGame::deal_hand(const std::array<CardSet, kSeats>& hands, CardSet k
 
 Seat BidWhistGame::turn() const {
   switch (phase_) {
-    case Phase::kBidding: return bidder_;
+    case Phase::kBidding:
+      return bidder_;
     case Phase::kDeclaring:
-    case Phase::kDiscarding: return contract_.declarer;
-    case Phase::kPlaying: return play_.to_play();
-    case Phase::kHandOver: return tricks::next_dealer(dealer_, kSeats);
-    case Phase::kFinished: return -1;
+    case Phase::kDiscarding:
+      return contract_.declarer;
+    case Phase::kPlaying:
+      return play_.to_play();
+    case Phase::kHandOver:
+      return tricks::next_dealer(dealer_, kSeats);
+    case Phase::kFinished:
+      return -1;
   }
   return -1;
 }
@@ -161,7 +172,8 @@ Json BidWhistGame::legal_moves(Seat seat) const {
   Json moves = Json::array();
   if (phase_ == Phase::kFinished || seat != turn()) return moves;
   switch (phase_) {
-    case Phase::kBidding: return bidding_moves(seat);
+    case Phase::kBidding:
+      return bidding_moves(seat);
     case Phase::kDeclaring:
       if (contract_.no_trump()) {
         for (auto d : {tricks::Direction::kUptown, tricks::Direction::kDowntown}) {
@@ -173,14 +185,18 @@ Json BidWhistGame::legal_moves(Seat seat) const {
         }
       }
       return moves;
-    case Phase::kDiscarding: return moves;  // any 6 of 18: see prompt()'s "choose"
+    case Phase::kDiscarding:
+      return moves;  // any 6 of 18: see prompt()'s "choose"
     case Phase::kPlaying:
       for (Card c : tricks::legal_cards(hands_[seat], play_.current(), rules_)) {
         moves.push_back({{"action", "play"}, {"card", c.to_string()}});
       }
       return moves;
-    case Phase::kHandOver: moves.push_back({{"action", "deal"}}); return moves;
-    case Phase::kFinished: return moves;
+    case Phase::kHandOver:
+      moves.push_back({{"action", "deal"}});
+      return moves;
+    case Phase::kFinished:
+      return moves;
   }
   return moves;
 }
@@ -193,7 +209,9 @@ Json BidWhistGame::prompt(Seat seat) const {
       if (lowest_bid_above(high_bid_)) actions.push_back("bid");
       if (!must_bid(seat)) actions.push_back("pass");
       break;
-    case Phase::kDeclaring: actions.push_back("declare"); break;
+    case Phase::kDeclaring:
+      actions.push_back("declare");
+      break;
     case Phase::kDiscarding:
       return {{"actions", {"discard"}},
               {"choose",
@@ -201,9 +219,14 @@ Json BidWhistGame::prompt(Seat seat) const {
                 {"field", "cards"},
                 {"count", kKittySize},
                 {"from", cards_to_json(hands_[seat])}}}};
-    case Phase::kPlaying: actions.push_back("play"); break;
-    case Phase::kHandOver: actions.push_back("deal"); break;
-    case Phase::kFinished: break;
+    case Phase::kPlaying:
+      actions.push_back("play");
+      break;
+    case Phase::kHandOver:
+      actions.push_back("deal");
+      break;
+    case Phase::kFinished:
+      break;
   }
   return {{"actions", std::move(actions)}, {"legal", legal_moves(seat)}};
 }

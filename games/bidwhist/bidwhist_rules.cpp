@@ -4,9 +4,12 @@ namespace parlor::bidwhist {
 
 std::string_view bid_type_name(BidType type) {
   switch (type) {
-    case BidType::kUptown: return "uptown";
-    case BidType::kDowntown: return "downtown";
-    case BidType::kNoTrump: return "no_trump";
+    case BidType::kUptown:
+      return "uptown";
+    case BidType::kDowntown:
+      return "downtown";
+    case BidType::kNoTrump:
+      return "no_trump";
   }
   return "?";
 }
@@ -39,11 +42,16 @@ std::optional<tricks::Direction> parse_direction(std::string_view text) {
 std::optional<Suit> parse_suit_letter(std::string_view text) {
   if (text.size() != 1) return std::nullopt;
   switch (text[0]) {
-    case 'C': return Suit::kClubs;
-    case 'D': return Suit::kDiamonds;
-    case 'H': return Suit::kHearts;
-    case 'S': return Suit::kSpades;
-    default: return std::nullopt;
+    case 'C':
+      return Suit::kClubs;
+    case 'D':
+      return Suit::kDiamonds;
+    case 'H':
+      return Suit::kHearts;
+    case 'S':
+      return Suit::kSpades;
+    default:
+      return std::nullopt;
   }
 }
 

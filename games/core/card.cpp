@@ -11,10 +11,14 @@ char suit_char(Suit suit) { return kSuitChars[static_cast<int>(suit)]; }
 
 std::string_view suit_name(Suit suit) {
   switch (suit) {
-    case Suit::kClubs: return "clubs";
-    case Suit::kDiamonds: return "diamonds";
-    case Suit::kHearts: return "hearts";
-    case Suit::kSpades: return "spades";
+    case Suit::kClubs:
+      return "clubs";
+    case Suit::kDiamonds:
+      return "diamonds";
+    case Suit::kHearts:
+      return "hearts";
+    case Suit::kSpades:
+      return "spades";
   }
   return "?";
 }

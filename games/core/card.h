@@ -18,7 +18,19 @@ inline constexpr int kSuitCount = 4;
 
 // Ranks carry their face value; the ace is 14 so that "A high" is the natural order.
 enum class Rank : std::uint8_t {
-  kTwo = 2, kThree, kFour, kFive, kSix, kSeven, kEight, kNine, kTen, kJack, kQueen, kKing, kAce
+  kTwo = 2,
+  kThree,
+  kFour,
+  kFive,
+  kSix,
+  kSeven,
+  kEight,
+  kNine,
+  kTen,
+  kJack,
+  kQueen,
+  kKing,
+  kAce
 };
 inline constexpr int kRankCount = 13;
 

@@ -9,8 +9,8 @@
 
 namespace parlor {
 
-CardSet standard_deck();          // 52 cards
-CardSet deck_with_jokers();       // 52 + little and big joker
+CardSet standard_deck();     // 52 cards
+CardSet deck_with_jokers();  // 52 + little and big joker
 // Only the ranks in `ranks` (of every suit), minus `removed`: e.g. Agram's 35 cards.
 CardSet stripped_deck(std::initializer_list<Rank> ranks, CardSet removed = {});
 

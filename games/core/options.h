@@ -27,10 +27,10 @@ struct OptionSpec {
   Type type = Type::kInteger;
   std::string description;
   Json default_value;
-  std::int64_t min = 0;  // kInteger only
-  std::int64_t max = 0;  // kInteger only
+  std::int64_t min = 0;               // kInteger only
+  std::int64_t max = 0;               // kInteger only
   std::vector<OptionChoice> choices;  // kChoice only; the default is the reference rule
-  bool variant = false;  // true when a non-default value changes the rules of play
+  bool variant = false;               // true when a non-default value changes the rules of play
 
   static OptionSpec integer(std::string name, std::int64_t default_value, std::int64_t min,
                             std::int64_t max, std::string description);

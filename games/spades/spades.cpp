@@ -35,11 +35,16 @@ std::array<CardSet, kSeats> shuffled_hands(std::uint64_t seed, int hand_number, 
 
 const char* phase_name(SpadesGame::Phase phase) {
   switch (phase) {
-    case SpadesGame::Phase::kLook: return "look";
-    case SpadesGame::Phase::kBid: return "bid";
-    case SpadesGame::Phase::kPlay: return "play";
-    case SpadesGame::Phase::kHandOver: return "hand_over";
-    case SpadesGame::Phase::kFinished: return "finished";
+    case SpadesGame::Phase::kLook:
+      return "look";
+    case SpadesGame::Phase::kBid:
+      return "bid";
+    case SpadesGame::Phase::kPlay:
+      return "play";
+    case SpadesGame::Phase::kHandOver:
+      return "hand_over";
+    case SpadesGame::Phase::kFinished:
+      return "finished";
   }
   return "?";
 }
@@ -126,8 +131,11 @@ Json SpadesGame::legal_moves(Seat seat) const {
       moves = tricks::play_moves(legal);
       break;
     }
-    case Phase::kHandOver: moves.push_back({{"action", "deal"}}); break;
-    case Phase::kFinished: break;
+    case Phase::kHandOver:
+      moves.push_back({{"action", "deal"}});
+      break;
+    case Phase::kFinished:
+      break;
   }
   return moves;
 }
@@ -319,9 +327,12 @@ Json SpadesGame::bid_json(Seat seat) const {
   const auto& bid = bids_[static_cast<std::size_t>(seat)];
   if (!bid) return nullptr;
   switch (bid->kind) {
-    case Bid::Kind::kNil: return "nil";
-    case Bid::Kind::kBlindNil: return "blind_nil";
-    case Bid::Kind::kTricks: break;
+    case Bid::Kind::kNil:
+      return "nil";
+    case Bid::Kind::kBlindNil:
+      return "blind_nil";
+    case Bid::Kind::kTricks:
+      break;
   }
   return bid->tricks;
 }

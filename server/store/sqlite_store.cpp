@@ -425,8 +425,8 @@ void SqliteStore::write_room(const RoomRecord& room) {
   // The room, its seats, its game row and the archive of a game it ends together or not at all.
   auto& s = *statements_;
   const auto live = live_.find(room.id);
-  const bool ends_live_game = live != live_.end() &&
-                              (!is_live(room) || live->second.game_number != room.game_number);
+  const bool ends_live_game =
+      live != live_.end() && (!is_live(room) || live->second.game_number != room.game_number);
   s.savepoint.run();
   try {
     s.upsert_room.bind(1, room.id).bind(2, room.kind).bind(3, std::int64_t{room.seats});
@@ -504,8 +504,9 @@ void SqliteStore::write_move(const MoveRecord& move) {
   }
   s.bind(1, move.room_id).bind(2, std::int64_t{move.game_number}).bind(3, move.seq);
   s.bind(4, std::int64_t{move.seat}).bind(5, move.move.dump()).bind(6, move.at_ms);
-  s.bind(7, move.state_hash ? std::optional<std::int64_t>(static_cast<std::int64_t>(*move.state_hash))
-                            : std::nullopt);
+  s.bind(7, move.state_hash
+                ? std::optional<std::int64_t>(static_cast<std::int64_t>(*move.state_hash))
+                : std::nullopt);
   s.run();
   if (!to_log) return;
   LiveGame& game = live->second;
@@ -540,7 +541,8 @@ void SqliteStore::trim_log() {
     auto found = live_.end();
     for (auto it = live_.begin(); it != live_.end(); ++it) {
       if (it->second.rows.empty()) continue;
-      if (found == live_.end() || it->second.rows.front().second < found->second.rows.front().second)
+      if (found == live_.end() ||
+          it->second.rows.front().second < found->second.rows.front().second)
         found = it;
     }
     return found;
@@ -663,8 +665,9 @@ RoomRecord read_room(const Statement& row, sqlite::Db& db) {
 
 // A move from a row whose first columns are seq, seat, move, at_ms, state_hash.
 MoveRecord read_move(const Statement& row, const std::string& room_id, int game_number) {
-  MoveRecord move{room_id,  game_number,        row.column_int(0), static_cast<int>(row.column_int(1)),
-                  nullptr, row.column_int(3), std::nullopt};
+  MoveRecord move{
+      room_id, game_number,       row.column_int(0), static_cast<int>(row.column_int(1)),
+      nullptr, row.column_int(3), std::nullopt};
   move.move =
       parse_json(row.column_text(2), "room " + room_id + " move seq " + std::to_string(move.seq));
   if (auto hash = row.column_optional_int(4)) move.state_hash = static_cast<std::uint64_t>(*hash);
@@ -697,8 +700,7 @@ void add_logged(sqlite::Db& db,
                 "SELECT seq, seat, move, at_ms, state_hash, room_id, game_number FROM move_log"
                 " ORDER BY id");
   while (log.step()) {
-    const auto game =
-        live_games.find({log.column_text(5), static_cast<int>(log.column_int(6))});
+    const auto game = live_games.find({log.column_text(5), static_cast<int>(log.column_int(6))});
     if (game == live_games.end()) continue;
     game->second->push_back(read_move(log, game->first.first, game->first.second));
   }
@@ -757,7 +759,8 @@ LoadedState SqliteStore::load() {
     }
     std::map<std::pair<std::string, int>, std::vector<MoveRecord>*> live_games;
     for (auto& loaded : state.rooms) {
-      if (is_live(loaded.room)) live_games[{loaded.room.id, loaded.room.game_number}] = &loaded.moves;
+      if (is_live(loaded.room))
+        live_games[{loaded.room.id, loaded.room.game_number}] = &loaded.moves;
     }
     add_logged(db, live_games);
     return state;

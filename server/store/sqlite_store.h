@@ -133,10 +133,10 @@ class SqliteStore final : public Store {
     std::vector<std::pair<std::int64_t, std::int64_t>> rows;  // (seq, log rowid), append order
   };
   std::unordered_map<std::string, LiveGame> live_;
-  std::size_t live_rows_ = 0;               // rows of all live games
-  std::optional<std::int64_t> log_floor_;   // no row of move_log is below it; nullopt: empty
-  std::int64_t log_tail_ = 0;               // the last rowid appended
-  bool archived_in_batch_ = false;          // trim the log at the end of this batch
+  std::size_t live_rows_ = 0;              // rows of all live games
+  std::optional<std::int64_t> log_floor_;  // no row of move_log is below it; nullopt: empty
+  std::int64_t log_tail_ = 0;              // the last rowid appended
+  bool archived_in_batch_ = false;         // trim the log at the end of this batch
   unsigned commits_since_trim_ = 0;
   bool live_stale_ = false;  // a batch was rolled back: rebuild live_ from the file
   std::thread writer_;

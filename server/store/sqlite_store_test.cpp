@@ -1,5 +1,5 @@
-#include "server/store/sqlite_schema.h"
 #include "server/store/sqlite_store.h"
+#include "server/store/sqlite_schema.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -191,7 +191,8 @@ MoveRecord move(const std::string& room_id, int game, std::int64_t seq, int seat
           {{"action", "play"}, {"cards", {"QS", std::to_string(seq)}}},
           1'700'000'002'000 + seq,
           // A checkpoint hash on every third move, with the top bit set to cover the full range.
-          seq % 3 == 0 ? std::optional<std::uint64_t>(0x8000'0000'0000'0000ULL + static_cast<std::uint64_t>(seq))
+          seq % 3 == 0 ? std::optional<std::uint64_t>(0x8000'0000'0000'0000ULL +
+                                                      static_cast<std::uint64_t>(seq))
                        : std::nullopt};
 }
 
@@ -653,10 +654,9 @@ TEST_F(SqliteStoreTest, OnDurableRunsOnlyOnceTheMoveIsCommitted) {
       ASSERT_EQ(sqlite3_open_v2(file().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
       sqlite3_stmt* stmt = nullptr;
       // A live game's moves are in move_log until it is archived into moves.
-      const std::string sql = "SELECT (SELECT count(*) FROM moves WHERE seq = " +
-                              std::to_string(seq) +
-                              ") + (SELECT count(*) FROM move_log WHERE seq = " +
-                              std::to_string(seq) + ")";
+      const std::string sql =
+          "SELECT (SELECT count(*) FROM moves WHERE seq = " + std::to_string(seq) +
+          ") + (SELECT count(*) FROM move_log WHERE seq = " + std::to_string(seq) + ")";
       ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK);
       ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
       std::lock_guard lock(mutex);

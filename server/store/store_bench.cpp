@@ -61,10 +61,11 @@ void run_appends(benchmark::State& state, std::chrono::microseconds window, std:
         for (int i = 0; i < kPerProducer; ++i) {
           std::atomic<bool> done{false};
           const std::int64_t seq = next_seq.fetch_add(1);
-          temp.store->append_move({"r1", 1, seq, 0, {{"action", "pass"}}, 0, std::nullopt}, [&](bool) {
-            done.store(true);
-            done.notify_one();
-          });
+          temp.store->append_move({"r1", 1, seq, 0, {{"action", "pass"}}, 0, std::nullopt},
+                                  [&](bool) {
+                                    done.store(true);
+                                    done.notify_one();
+                                  });
           done.wait(false);
         }
       });

@@ -23,10 +23,8 @@ Pair start_pair(const ServerFixture& server, Json options) {
   pair.bob = server.connect();
   pair.bob_welcome = pair.bob->hello("bob");
   options["seed"] = 21;
-  pair.room = pair.alice->request({{"type", "create_room"},
-                                   {"kind", "bigtwo"},
-                                   {"seats", 2},
-                                   {"options", options}})["room"];
+  pair.room = pair.alice->request(
+      {{"type", "create_room"}, {"kind", "bigtwo"}, {"seats", 2}, {"options", options}})["room"];
   EXPECT_EQ(pair.bob->request({{"type", "join_room"}, {"room", pair.room}})["type"], "joined");
   EXPECT_EQ(pair.alice->request({{"type", "start"}, {"room", pair.room}})["type"], "ok");
   return pair;
@@ -72,7 +70,8 @@ TEST(Seats, BotPlaysForAnAbsentPlayerAfterGraceAndHandsBack) {
   EXPECT_GE(seq, 6) << "the game went on without Bob";
 
   auto back = server.connect();
-  EXPECT_EQ(back->request({{"type", "hello"}, {"token", pair.bob_welcome["token"]}, {"protocol", 1}})["type"],
+  EXPECT_EQ(back->request(
+                {{"type", "hello"}, {"token", pair.bob_welcome["token"]}, {"protocol", 1}})["type"],
             "welcome");
   auto room = back->next_of("room");
   ASSERT_TRUE(room);
@@ -119,8 +118,9 @@ TEST(Clock, BadRoomOptions) {
   auto alice = server.player("alice");
   for (const Json& options : {Json{{"turn_seconds", -1}}, Json{{"grace", "soon"}},
                               Json{{"on_timeout", "explode"}}, Json{{"turn_seconds", 1e9}}}) {
-    EXPECT_EQ(alice->request({{"type", "create_room"}, {"kind", "bigtwo"}, {"options", options}})["code"],
-              "bad_options")
+    EXPECT_EQ(
+        alice->request({{"type", "create_room"}, {"kind", "bigtwo"}, {"options", options}})["code"],
+        "bad_options")
         << options.dump();
   }
 }

@@ -50,8 +50,8 @@
 
 #include <boost/system/system_error.hpp>
 
-#include "games/core/rng.h"
 #include "bots/strategy.h"
+#include "games/core/rng.h"
 #include "games/registry.h"
 #include "games/testing/self_play.h"
 #include "server/store/sqlite_store.h"

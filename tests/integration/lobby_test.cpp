@@ -111,22 +111,23 @@ TEST_F(LobbyTest, LobbyErrorCodes) {
   EXPECT_EQ(code(alice->request({{"type", "create_room"}, {"kind", "chess"}})), "unknown_game");
   EXPECT_EQ(code(alice->request({{"type", "create_room"}, {"kind", "bigtwo"}, {"seats", 9}})),
             "bad_options");
-  EXPECT_EQ(code(alice->request({{"type", "create_room"},
-                                 {"kind", "bigtwo"},
-                                 {"options", {{"suit_order", "nope"}}}})),
-            "bad_options");
+  EXPECT_EQ(
+      code(alice->request(
+          {{"type", "create_room"}, {"kind", "bigtwo"}, {"options", {{"suit_order", "nope"}}}})),
+      "bad_options");
   EXPECT_EQ(code(alice->request({{"type", "join_room"}, {"room", "nope"}})), "no_such_room");
 
   const std::string room = create(*alice, "bigtwo", 2);
-  EXPECT_EQ(code(bob->request({{"type", "join_room"}, {"room", room}, {"seat", 0}})),
-            "seat_taken");
+  EXPECT_EQ(code(bob->request({{"type", "join_room"}, {"room", room}, {"seat", 0}})), "seat_taken");
   EXPECT_EQ(code(bob->request({{"type", "start"}, {"room", room}})), "not_seated");
-  EXPECT_EQ(code(alice->request({{"type", "move"}, {"room", room}, {"move", {{"action", "pass"}}}})),
-            "not_started");
+  EXPECT_EQ(
+      code(alice->request({{"type", "move"}, {"room", room}, {"move", {{"action", "pass"}}}})),
+      "not_started");
   EXPECT_EQ(bob->request({{"type", "join_room"}, {"room", room}})["type"], "joined");
   EXPECT_EQ(code(carol->request({{"type", "join_room"}, {"room", room}})), "room_full");
-  EXPECT_EQ(code(carol->request({{"type", "move"}, {"room", room}, {"move", {{"action", "pass"}}}})),
-            "not_seated");
+  EXPECT_EQ(
+      code(carol->request({{"type", "move"}, {"room", room}, {"move", {{"action", "pass"}}}})),
+      "not_seated");
   EXPECT_EQ(alice->request({{"type", "start"}, {"room", room}})["type"], "ok");
   EXPECT_EQ(code(bob->request({{"type", "start"}, {"room", room}})), "already_started");
   EXPECT_EQ(code(carol->request({{"type", "join_room"}, {"room", room}})), "already_started");
@@ -137,8 +138,8 @@ TEST_F(LobbyTest, SeedOptionNeedsDevMode) {
   config.dev = false;
   ServerFixture production(config);
   auto alice = production.player("alice");
-  const Json reply = alice->request(
-      {{"type", "create_room"}, {"kind", "bigtwo"}, {"options", {{"seed", 7}}}});
+  const Json reply =
+      alice->request({{"type", "create_room"}, {"kind", "bigtwo"}, {"options", {{"seed", 7}}}});
   EXPECT_EQ(reply["code"], "bad_options");
   EXPECT_NE(reply["message"].get<std::string>().find("--dev"), std::string::npos);
 }
@@ -169,8 +170,8 @@ TEST_F(LobbyTest, SecondConnectionReplacesTheFirst) {
   auto first = server_.connect();
   const Json welcome = first->hello("alice");
   auto second = server_.connect();
-  const Json again = second->request(
-      {{"type", "hello"}, {"token", welcome["token"]}, {"protocol", 1}});
+  const Json again =
+      second->request({{"type", "hello"}, {"token", welcome["token"]}, {"protocol", 1}});
   EXPECT_EQ(again["type"], "welcome");
   EXPECT_EQ(again["player"], welcome["player"]);
   ASSERT_TRUE(first->wait_closed());

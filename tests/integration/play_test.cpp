@@ -133,7 +133,8 @@ TEST_P(EveryGameTest, PlaysToGameOverWithoutLeaks) {
   const std::uint64_t seed = test_seed(7);
   std::cout << param.kind << " seed " << seed << "\n";
   auto spectator = server_.player("watcher");
-  Table table = start_table(server_, param.kind, param.seats, seed, param.options, {spectator.get()});
+  Table table =
+      start_table(server_, param.kind, param.seats, seed, param.options, {spectator.get()});
   DriveResult result =
       drive_game(raw(table), {spectator.get()}, table.room, *table.mirror, 0, seed);
   ASSERT_EQ(result.failure, "");
@@ -143,14 +144,15 @@ TEST_P(EveryGameTest, PlaysToGameOverWithoutLeaks) {
   EXPECT_EQ(result.game_over["result"], table.mirror->result());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Kinds, EveryGameTest,
-    ::testing::Values(KindCase{"spades", 4, {{"target", 200}}}, KindCase{"bidwhist", 4, {}},
-                      KindCase{"agram", 4, {{"target", 2}}}, KindCase{"agram", 5, {}},
-                      KindCase{"splendor", 3, {}}, KindCase{"bigtwo", 3, {{"deals", 2}}}),
-    [](const ::testing::TestParamInfo<KindCase>& test) {
-      return test.param.kind + std::to_string(test.param.seats);
-    });
+INSTANTIATE_TEST_SUITE_P(Kinds, EveryGameTest,
+                         ::testing::Values(KindCase{"spades", 4, {{"target", 200}}},
+                                           KindCase{"bidwhist", 4, {}},
+                                           KindCase{"agram", 4, {{"target", 2}}},
+                                           KindCase{"agram", 5, {}}, KindCase{"splendor", 3, {}},
+                                           KindCase{"bigtwo", 3, {{"deals", 2}}}),
+                         [](const ::testing::TestParamInfo<KindCase>& test) {
+                           return test.param.kind + std::to_string(test.param.seats);
+                         });
 
 TEST_F(PlayTest, MoveErrorCodes) {
   Table table = start_table(server_, "bigtwo", 4, 11);
@@ -200,8 +202,8 @@ TEST_F(PlayTest, ReconnectMidGameResumesSeatAndHand) {
   EXPECT_EQ((*flag)["seats"][2]["connected"], false);
 
   auto back = server_.connect();
-  const Json welcome = back->request(
-      {{"type", "hello"}, {"token", welcome_token["token"]}, {"protocol", 1}});
+  const Json welcome =
+      back->request({{"type", "hello"}, {"token", welcome_token["token"]}, {"protocol", 1}});
   EXPECT_EQ(welcome["player"], welcome_token["player"]);
   auto room = back->next_of("room");
   ASSERT_TRUE(room);
@@ -215,8 +217,7 @@ TEST_F(PlayTest, ReconnectMidGameResumesSeatAndHand) {
   // Play on to the end with the new connection.
   table.players[2] = std::move(back);
   for (auto& p : table.players) p->pending().clear();
-  DriveResult rest =
-      drive_game(raw(table), {}, table.room, *table.mirror, part.last_seq, seed + 1);
+  DriveResult rest = drive_game(raw(table), {}, table.room, *table.mirror, part.last_seq, seed + 1);
   ASSERT_EQ(rest.failure, "");
   EXPECT_TRUE(rest.finished);
   expect_token_private(raw(table), welcome_token["token"], table.players[2].get());
@@ -236,7 +237,8 @@ TEST_F(PlayTest, BotsFillSeatsAndPlayToTheEnd) {
   const Json created = alice->request(
       {{"type", "create_room"}, {"kind", "bigtwo"}, {"seats", 2}, {"options", {{"seed", 3}}}});
   const std::string room = created["room"];
-  EXPECT_EQ(alice->request({{"type", "add_bot"}, {"room", room}, {"seat", 1}, {"strategy", "nope"}})["code"],
+  EXPECT_EQ(alice->request(
+                {{"type", "add_bot"}, {"room", room}, {"seat", 1}, {"strategy", "nope"}})["code"],
             "unknown_strategy");
   EXPECT_EQ(alice->request({{"type", "add_bot"}, {"room", room}, {"seat", 1}})["type"], "ok");
   EXPECT_EQ(alice->request({{"type", "start"}, {"room", room}})["type"], "ok");

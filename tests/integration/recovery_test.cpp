@@ -26,8 +26,8 @@ namespace parlor::testing {
 namespace {
 
 std::filesystem::path fresh_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("parlor-" + name + "-" +
-                                                       std::to_string(::getpid()));
+  auto dir = std::filesystem::temp_directory_path() /
+             ("parlor-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   return dir;
 }
@@ -54,9 +54,8 @@ TEST(Recovery, GameContinuesAfterRestartWithSameSeqAndHands) {
       players.push_back(server.connect());
       welcomes.push_back(players.back()->hello("p" + std::to_string(s)));
     }
-    room = players[0]->request({{"type", "create_room"},
-                                {"kind", "bigtwo"},
-                                {"options", {{"seed", seed}}}})["room"];
+    room = players[0]->request(
+        {{"type", "create_room"}, {"kind", "bigtwo"}, {"options", {{"seed", seed}}}})["room"];
     for (int s = 1; s < 4; ++s) {
       ASSERT_EQ(players[static_cast<std::size_t>(s)]->request(
                     {{"type", "join_room"}, {"room", room}, {"seat", s}})["type"],
@@ -76,8 +75,10 @@ TEST(Recovery, GameContinuesAfterRestartWithSameSeqAndHands) {
   std::vector<std::unique_ptr<TestClient>> players;
   for (int s = 0; s < 4; ++s) {
     players.push_back(restarted.connect());
-    const Json welcome = players.back()->request(
-        {{"type", "hello"}, {"token", welcomes[static_cast<std::size_t>(s)]["token"]}, {"protocol", 1}});
+    const Json welcome =
+        players.back()->request({{"type", "hello"},
+                                 {"token", welcomes[static_cast<std::size_t>(s)]["token"]},
+                                 {"protocol", 1}});
     ASSERT_EQ(welcome["type"], "welcome") << welcome.dump();
     EXPECT_EQ(welcome["player"], welcomes[static_cast<std::size_t>(s)]["player"]);
     auto state = players.back()->next_of("state");
@@ -100,14 +101,17 @@ TEST(Replay, SeatsSeeOnlyWhatTheySawAndTheRevealWaitsForTheEnd) {
   const std::uint64_t seed = test_seed(41);
   std::vector<std::unique_ptr<TestClient>> players;
   for (int s = 0; s < 2; ++s) players.push_back(server.player("p" + std::to_string(s)));
-  const std::string room = players[0]->request(
-      {{"type", "create_room"}, {"kind", "bigtwo"}, {"seats", 2}, {"options", {{"seed", seed}}}})["room"];
+  const std::string room = players[0]->request({{"type", "create_room"},
+                                                {"kind", "bigtwo"},
+                                                {"seats", 2},
+                                                {"options", {{"seed", seed}}}})["room"];
   ASSERT_EQ(players[1]->request({{"type", "join_room"}, {"room", room}})["type"], "joined");
   ASSERT_EQ(players[0]->request({{"type", "start"}, {"room", room}})["type"], "ok");
   for (auto& p : players) ASSERT_TRUE(p->next_of("state"));
   std::string error;
   auto mirror = create_game(*find_game("bigtwo"), Json::object(), 2, seed, nullptr, error);
-  DriveResult part = drive_game({players[0].get(), players[1].get()}, {}, room, *mirror, 0, seed, 6);
+  DriveResult part =
+      drive_game({players[0].get(), players[1].get()}, {}, room, *mirror, 0, seed, 6);
   ASSERT_EQ(part.failure, "");
 
   // Mid-game: only your own seat, and no reveal.
@@ -129,7 +133,8 @@ TEST(Replay, SeatsSeeOnlyWhatTheySawAndTheRevealWaitsForTheEnd) {
   EXPECT_NE(refused.find("403"), std::string::npos) << refused.substr(0, 200);
 
   // Finished: any seat, and the full reveal.
-  DriveResult rest = drive_game({players[0].get(), players[1].get()}, {}, room, *mirror, 6, seed + 1);
+  DriveResult rest =
+      drive_game({players[0].get(), players[1].get()}, {}, room, *mirror, 6, seed + 1);
   ASSERT_EQ(rest.failure, "");
   const std::string body = http_get(server.port(), "/api/games/" + room + "/replay?as=1");
   ASSERT_NE(body.find("200 OK"), std::string::npos) << body.substr(0, 200);
@@ -176,21 +181,23 @@ TEST(Recovery, AGameThatNoLongerReplaysIdenticallyIsFrozen) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((dir / "parlor.db").c_str(), &db), SQLITE_OK);
   // The game is unfinished, so its moves are in the store's move log.
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE move_log SET state_hash = state_hash + 1 WHERE state_hash IS NOT NULL",
-                         nullptr, nullptr, nullptr),
+  ASSERT_EQ(sqlite3_exec(
+                db, "UPDATE move_log SET state_hash = state_hash + 1 WHERE state_hash IS NOT NULL",
+                nullptr, nullptr, nullptr),
             SQLITE_OK);
   EXPECT_GT(sqlite3_changes(db), 0);
   sqlite3_close(db);
 
   ServerFixture restarted(durable_config(dir));
   auto alice = restarted.connect();
-  ASSERT_EQ(alice->request({{"type", "hello"}, {"token", welcome["token"]}, {"protocol", 1}})["type"],
-            "welcome");
+  ASSERT_EQ(
+      alice->request({{"type", "hello"}, {"token", welcome["token"]}, {"protocol", 1}})["type"],
+      "welcome");
   auto pushed = alice->next_of("room");
   ASSERT_TRUE(pushed);
   EXPECT_EQ((*pushed)["status"], "frozen");
-  const Json refused = alice->request(
-      {{"type", "move"}, {"room", room}, {"move", {{"action", "pass"}}}});
+  const Json refused =
+      alice->request({{"type", "move"}, {"room", room}, {"move", {{"action", "pass"}}}});
   EXPECT_EQ(refused["code"], "not_allowed");
   std::filesystem::remove_all(dir);
 }
@@ -198,7 +205,8 @@ TEST(Recovery, AGameThatNoLongerReplaysIdenticallyIsFrozen) {
 std::int64_t count_rooms(const std::filesystem::path& dir, const std::string& id) {
   sqlite3* db = nullptr;
   std::int64_t count = -1;
-  if (sqlite3_open_v2((dir / "parlor.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+  if (sqlite3_open_v2((dir / "parlor.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
+      SQLITE_OK) {
     sqlite3_stmt* statement = nullptr;
     const std::string sql = "SELECT count(*) FROM rooms WHERE id = '" + id + "'";
     if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) == SQLITE_OK &&

@@ -44,19 +44,22 @@ std::string scan_frame(const Json& frame, const Game& mirror, Seat viewer) {
     for (std::size_t i = 0; i < events.size(); ++i) {
       if (events[i].value("type", "") == "deal") first_current = i;
     }
-    scanned["events"] = Json(events.begin() + static_cast<std::ptrdiff_t>(first_current), events.end());
+    scanned["events"] =
+        Json(events.begin() + static_cast<std::ptrdiff_t>(first_current), events.end());
     collect_strings(scanned, mentioned);
   } else {
     collect_strings(frame, mentioned);
   }
   for (const std::string& card : hidden_hand_cards(mirror, viewer)) {
     if (mentioned.contains(card)) {
-      return "frame to " + (viewer == kSpectator ? std::string("a spectator")
-                                                 : "seat " + std::to_string(viewer)) +
+      return "frame to " +
+             (viewer == kSpectator ? std::string("a spectator")
+                                   : "seat " + std::to_string(viewer)) +
              " mentions " + card + ", held by another seat: " + frame.dump().substr(0, 300);
     }
   }
-  if (frame.value("type", "") == "state" && viewer == kSpectator && frame["view"].contains("hand")) {
+  if (frame.value("type", "") == "state" && viewer == kSpectator &&
+      frame["view"].contains("hand")) {
     return "spectator view has a hand";
   }
   return {};
@@ -74,7 +77,8 @@ DriveResult drive_game(std::vector<TestClient*> clients, std::vector<TestClient*
   auto sync = [&](TestClient& client, Seat viewer, std::int64_t want_seq) -> std::string {
     while (true) {
       auto frame = client.next(std::chrono::seconds(10));
-      if (!frame) return "no state " + std::to_string(want_seq) + " for seat " + std::to_string(viewer);
+      if (!frame)
+        return "no state " + std::to_string(want_seq) + " for seat " + std::to_string(viewer);
       if (auto leak = scan_frame(*frame, mirror, viewer); !leak.empty()) return leak;
       const std::string type = frame->value("type", "");
       if (type != "state" || (*frame)["room"] != room) continue;
@@ -112,8 +116,8 @@ DriveResult drive_game(std::vector<TestClient*> clients, std::vector<TestClient*
     const Json reply = clients[static_cast<std::size_t>(seat)]->request(
         {{"type", "move"}, {"room", room}, {"move", move}, {"seq", seq}});
     if (reply.value("type", "") != "ok") {
-      result.failure = "move " + move.dump() + " by seat " + std::to_string(seat) +
-                       " refused: " + reply.dump();
+      result.failure =
+          "move " + move.dump() + " by seat " + std::to_string(seat) + " refused: " + reply.dump();
       return result;
     }
     if (!mirror.apply(seat, move).ok()) {

@@ -56,8 +56,7 @@ std::string http_exchange(unsigned short port, const std::string& request) {
 }
 
 std::string http_get(unsigned short port, const std::string& target) {
-  return http_exchange(port,
-                       "GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  return http_exchange(port, "GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
 }
 
 ServerFixture::ServerFixture(server::ServerConfig config) {
