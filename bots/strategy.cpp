@@ -59,6 +59,30 @@ Json random_move(const Json& prompt, Rng& rng) {
   return nullptr;
 }
 
+Json pass_or_first_legal(const Json& prompt) {
+  if (!prompt.is_object()) return nullptr;
+  if (auto legal = prompt.find("legal"); legal != prompt.end() && !legal->empty()) {
+    for (const Json& move : *legal) {
+      if (move.is_object() && move.value("action", "") == "pass") return move;
+    }
+    return legal->front();
+  }
+  if (auto choose = prompt.find("choose"); choose != prompt.end()) {
+    const Json& from = (*choose)["from"];
+    const auto count = (*choose)["count"].get<std::size_t>();
+    if (count > from.size()) return nullptr;
+    Json picked = Json::array();
+    for (std::size_t i = 0; i < count; ++i) picked.push_back(from[i]);
+    return {{"action", (*choose)["action"]}, {(*choose)["field"].get<std::string>(), picked}};
+  }
+  return nullptr;
+}
+
+std::unique_ptr<Strategy> make_best_strategy(std::string_view kind) {
+  if (auto greedy = make_strategy("greedy", kind)) return greedy;
+  return make_strategy("random", kind);
+}
+
 std::unique_ptr<Strategy> make_strategy(std::string_view name, std::string_view kind) {
   if (name == "random") return std::make_unique<RandomStrategy>();
   if (name == "greedy") {

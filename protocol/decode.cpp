@@ -314,7 +314,7 @@ DecodeResult decode_message(Json& message, const Limits& limits) {
     }
     return Request{std::move(id), std::move(command)};
   }
-  return DecodeError{ErrorCode::kBadRequest, "unknown message type \"" + quote_safe(type) + "\"",
+  return DecodeError{ErrorCode::kBadRequest, "unknown message type " + quote_client_text(type),
                      std::move(id)};
 }
 

@@ -67,4 +67,40 @@ std::optional<ErrorCode> error_code_from_wire(std::string_view name) {
   return std::nullopt;
 }
 
+int http_status(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kNoSuchRoom:
+    case ErrorCode::kUnknownGame:
+    case ErrorCode::kNotStarted:
+      return 404;
+    case ErrorCode::kNotAllowed:
+    case ErrorCode::kNotSeated:
+    case ErrorCode::kInvalidToken:
+    case ErrorCode::kHelloRequired:
+      return 403;
+    case ErrorCode::kRateLimited:
+    case ErrorCode::kTooManyRooms:
+      return 429;
+    case ErrorCode::kInternalError:
+      return 500;
+    case ErrorCode::kBadRequest:
+    case ErrorCode::kUnsupportedProtocol:
+    case ErrorCode::kBadOptions:
+    case ErrorCode::kRoomFull:
+    case ErrorCode::kSeatTaken:
+    case ErrorCode::kAlreadyStarted:
+    case ErrorCode::kGameOver:
+    case ErrorCode::kNotYourTurn:
+    case ErrorCode::kIllegalMove:
+    case ErrorCode::kCardNotHeld:
+    case ErrorCode::kMustFollowSuit:
+    case ErrorCode::kDoesNotBeat:
+    case ErrorCode::kWrongCombination:
+    case ErrorCode::kStaleState:
+    case ErrorCode::kUnknownStrategy:
+      return 400;
+  }
+  return 400;
+}
+
 }  // namespace parlor::protocol

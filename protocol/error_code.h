@@ -59,4 +59,9 @@ std::string_view wire_name(ErrorCode code);
 // The inverse of wire_name; nullopt for engine-specific or unknown codes.
 std::optional<ErrorCode> error_code_from_wire(std::string_view name);
 
+// The HTTP status that answers a request refused with `code` over REST (the replay endpoint
+// and anything after it): 404 for what does not exist (yet), 403 for what this requester may
+// not see, 429 for rate limits, 500 for our own failures, 400 for the rest.
+int http_status(ErrorCode code);
+
 }  // namespace parlor::protocol

@@ -96,9 +96,10 @@ bool has_control_characters(std::string_view text, std::string_view allowed) {
   return false;
 }
 
-std::string quote_safe(std::string_view text, std::size_t max_bytes) {
-  std::string out;
-  out.reserve(text.size() < max_bytes ? text.size() : max_bytes + 3);
+std::string quote_client_text(std::string_view text, std::size_t max_bytes) {
+  std::string out = "\"";
+  out.reserve(2 + (text.size() < max_bytes ? text.size() : max_bytes + 3));
+  max_bytes += 1;  // the opening quote
   std::size_t i = 0;
   while (i < text.size()) {
     std::size_t length = utf8_sequence_length(text, i);
@@ -106,7 +107,7 @@ std::string quote_safe(std::string_view text, std::size_t max_bytes) {
     if (length == 0) length = 1;
     const std::size_t out_length = keep ? length : 1;
     if (out.size() + out_length > max_bytes) {
-      out += "...";
+      out += "...\"";
       return out;
     }
     if (keep) {
@@ -116,6 +117,7 @@ std::string quote_safe(std::string_view text, std::size_t max_bytes) {
     }
     i += length;
   }
+  out += '"';
   return out;
 }
 

@@ -25,9 +25,10 @@ std::string_view trim_ascii_whitespace(std::string_view text);
 // U+2066-9) that let one player make text appear reversed or hidden to others.
 bool has_control_characters(std::string_view text, std::string_view allowed = {});
 
-// At most `max_bytes` bytes of `text`, cut at a character boundary, with "..." appended
-// when anything was cut. Invalid UTF-8 bytes and control characters become '?', so the
-// result is always safe to put into a message or a log line.
-std::string quote_safe(std::string_view text, std::size_t max_bytes = 64);
+// Client text quoted back in a message or a log line, the one way Parlor does it: in double
+// quotes, at most `max_bytes` bytes of `text` cut at a character boundary (never inside a
+// UTF-8 sequence), with "..." appended when anything was cut. Invalid UTF-8 bytes and
+// control characters become '?', so the result is always safe to send and to log.
+std::string quote_client_text(std::string_view text, std::size_t max_bytes = 64);
 
 }  // namespace parlor::protocol

@@ -58,19 +58,19 @@ TEST(ControlCharacters, FlagsC0C1DelAndDirectionOverrides) {
   EXPECT_TRUE(has_control_characters("bad\xFF"));
 }
 
-TEST(QuoteSafe, KeepsShortTextAndCutsLongTextAtCharacterBoundaries) {
-  EXPECT_EQ(quote_safe("hello"), "hello");
-  EXPECT_EQ(quote_safe(std::string(64, 'x')), std::string(64, 'x'));
-  EXPECT_EQ(quote_safe(std::string(65, 'x')), std::string(64, 'x') + "...");
+TEST(QuoteClientText, KeepsShortTextAndCutsLongTextAtCharacterBoundaries) {
+  EXPECT_EQ(quote_client_text("hello"), "\"hello\"");
+  EXPECT_EQ(quote_client_text(std::string(64, 'x')), '"' + std::string(64, 'x') + '"');
+  EXPECT_EQ(quote_client_text(std::string(65, 'x')), '"' + std::string(64, 'x') + "...\"");
   // 'é' is 2 bytes: 5 of them do not fit in 9 bytes, and no half character is kept.
-  EXPECT_EQ(quote_safe("ééééé", 9), "éééé...");
+  EXPECT_EQ(quote_client_text("ééééé", 9), "\"éééé...\"");
 }
 
-TEST(QuoteSafe, ReplacesInvalidBytesAndControls) {
-  EXPECT_EQ(quote_safe("a\xFF\xC0z"), "a??z");
-  EXPECT_EQ(quote_safe("line\nbreak"), "line?break");
-  EXPECT_EQ(quote_safe("\xE2\x80\xAEx"), "?x");
-  EXPECT_TRUE(is_valid_utf8(quote_safe("\xF0\x9F\x82")));
+TEST(QuoteClientText, ReplacesInvalidBytesAndControls) {
+  EXPECT_EQ(quote_client_text("a\xFF\xC0z"), "\"a??z\"");
+  EXPECT_EQ(quote_client_text("line\nbreak"), "\"line?break\"");
+  EXPECT_EQ(quote_client_text("\xE2\x80\xAEx"), "\"?x\"");
+  EXPECT_TRUE(is_valid_utf8(quote_client_text("\xF0\x9F\x82")));
 }
 
 }  // namespace

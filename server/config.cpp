@@ -89,7 +89,8 @@ const std::map<std::string, Flag>& flags() {
        {"full (a move acknowledged survives a power loss; the default) or normal "
         "(survives a crash of the server, not of the machine)",
         [](const std::string& v, ServerConfig& c) {
-          c.store_sync = v;
+          c.store_sync =
+              v == "normal" ? ServerConfig::StoreSync::kNormal : ServerConfig::StoreSync::kFull;
           return v == "full" || v == "normal";
         }}},
       {"store-batch-us",

@@ -21,9 +21,10 @@ struct ServerConfig {
   // Where rooms, moves and players are kept ("" with store = "none": in memory only).
   std::string store = "sqlite";  // "sqlite" or "none"
   std::string data_dir = "./data";
-  // "full": an acknowledged move survives a power loss; "normal": a process crash only
+  // kFull: an acknowledged move survives a power loss; kNormal: a process crash only
   // (server/store/README.md).
-  std::string store_sync = "full";
+  enum class StoreSync { kFull, kNormal };
+  StoreSync store_sync = StoreSync::kFull;
   // Group commit: how long the store's writer waits after the oldest queued write for more.
   std::chrono::microseconds store_batch_window{500};
   // Finished and abandoned rooms stay in the store this long (their replays); 0: forever.

@@ -41,11 +41,11 @@ TEST(Config, StoreDurabilityAndGroupCommit) {
   std::string error;
   auto defaults = parse({}, error);
   ASSERT_TRUE(defaults) << error;
-  EXPECT_EQ(defaults->store_sync, "full");
+  EXPECT_EQ(defaults->store_sync, ServerConfig::StoreSync::kFull);
   EXPECT_EQ(defaults->store_batch_window, std::chrono::microseconds(500));
   auto config = parse({"--store-sync", "normal", "--store-batch-us", "500"}, error);
   ASSERT_TRUE(config) << error;
-  EXPECT_EQ(config->store_sync, "normal");
+  EXPECT_EQ(config->store_sync, ServerConfig::StoreSync::kNormal);
   EXPECT_EQ(config->store_batch_window, std::chrono::microseconds(500));
   EXPECT_FALSE(parse({"--store-sync", "off"}, error));
   EXPECT_NE(error.find("--store-sync"), std::string::npos);

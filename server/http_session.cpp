@@ -14,6 +14,7 @@
 
 #include "games/registry.h"
 #include "protocol/encode.h"
+#include "protocol/replay.h"
 #include "server/static_files.h"
 #include "server/ws_session.h"
 
@@ -119,23 +120,19 @@ http::response<http::string_body> replay_response(ServerState& state,
         http::status::bad_request,
         R"({"error":"bad_request","message":"as and game must be non-negative integers"})");
   }
-  std::string code;
-  std::string message;
   // Over plain HTTP nobody is signed in: only finished games, whose every seat is public.
-  Json out = state.replay(replay.room, replay.as, replay.game, nullptr, code, message);
-  if (!out.is_null() && !out["finished"].get<bool>()) {
-    code = "not_allowed";
-    message = "the game is still on: replays over HTTP are for finished games";
-    out = nullptr;
+  ReplayOutcome outcome = state.replay(replay.room, replay.as, replay.game, nullptr);
+  if (auto* found = std::get_if<protocol::Replay>(&outcome); found && !found->finished) {
+    outcome = ReplayRefusal{protocol::ErrorCode::kNotAllowed,
+                            "the game is still on: replays over HTTP are for finished games"};
   }
-  if (out.is_null()) {
-    const http::status status = code == "no_such_room" || code == "not_started"
-                                    ? http::status::not_found
-                                : code == "not_allowed" ? http::status::forbidden
-                                                        : http::status::bad_request;
-    return reply(status, protocol::to_wire(Json{{"error", code}, {"message", message}}));
+  if (auto* refusal = std::get_if<ReplayRefusal>(&outcome)) {
+    return reply(static_cast<http::status>(protocol::http_status(refusal->code)),
+                 protocol::to_wire(Json{{"error", protocol::wire_name(refusal->code)},
+                                        {"message", refusal->message}}));
   }
-  return reply(http::status::ok, protocol::to_wire(out));
+  return reply(http::status::ok,
+               protocol::encode_replay(nullptr, std::get<protocol::Replay>(outcome)));
 }
 
 http::response<http::string_body> handle_http(ServerState& state,

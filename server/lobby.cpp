@@ -1,14 +1,17 @@
 #include "server/lobby.h"
 
 #include <algorithm>
-#include <tuple>
 
 #include "games/registry.h"
+#include "protocol/text.h"
 #include "server/config.h"
 #include "server/identity.h"
 #include "server/log.h"
 
 namespace parlor::server {
+
+using protocol::ErrorCode;
+
 namespace {
 
 // Often enough for the shortest configured timeout, never more often than needed.
@@ -28,86 +31,49 @@ std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
                                          const protocol::CreateRoom& request, Refusal& refusal) {
   const GameInfo* info = find_game(request.kind);
   if (!info) {
-    refusal = {"unknown_game",
-               "no game of kind \"" + request.kind.substr(0, 32) + "\"; list_games names them"};
+    refusal = {ErrorCode::kUnknownGame, "no game of kind " +
+                                            protocol::quote_client_text(request.kind, 32) +
+                                            "; list_games names them"};
     return nullptr;
   }
   // Room options ride along with the game's options; split them off first.
   Json game_options = request.options;
-  RoomSetup setup;
-  if (auto it = game_options.find("seed"); it != game_options.end()) {
-    if (!config_.dev) {
-      refusal = {"bad_options",
-                 "the \"seed\" option is only accepted by a server started with --dev"};
-      return nullptr;
-    }
-    if (!it->is_number_unsigned()) {
-      refusal = {"bad_options", "option \"seed\" must be a non-negative integer"};
-      return nullptr;
-    }
-    setup.fixed_seed = it->get<std::uint64_t>();
-    game_options.erase(it);
-  }
-  if (auto it = game_options.find("private"); it != game_options.end()) {
-    if (!it->is_boolean()) {
-      refusal = {"bad_options", "option \"private\" must be true or false"};
-      return nullptr;
-    }
-    setup.is_private = it->get<bool>();
-    game_options.erase(it);
-  }
-  // Room options in seconds: grace (a disconnected player's seat goes to a bot after it)
-  // and turn_seconds (the turn clock; 0 is off).
-  for (const auto& [name, member, max] : {std::tuple{"grace", &RoomSetup::grace, 86'400},
-                                          {"turn_seconds", &RoomSetup::turn_seconds, 3600}}) {
-    auto it = game_options.find(name);
-    if (it == game_options.end()) continue;
-    if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > max) {
-      refusal = {"bad_options", std::string("option \"") + name +
-                                    "\" must be an integer from 0 to " + std::to_string(max) +
-                                    " (seconds)"};
-      return nullptr;
-    }
-    setup.*member = std::chrono::seconds(it->get<std::int64_t>());
-    game_options.erase(it);
-  }
-  if (auto it = game_options.find("on_timeout"); it != game_options.end()) {
-    if (!it->is_string() || (*it != "bot" && *it != "pass")) {
-      refusal = {"bad_options", "option \"on_timeout\" must be \"bot\" or \"pass\""};
-      return nullptr;
-    }
-    setup.on_timeout = it->get<std::string>();
-    game_options.erase(it);
+  TableSetup setup;
+  if (auto error = extract_room_options(game_options, config_.dev, setup.options)) {
+    refusal = {ErrorCode::kBadOptions, std::move(*error)};
+    return nullptr;
   }
   const int seats = request.seats.value_or(info->default_seats);
   if (seats < info->min_seats || seats > info->max_seats) {
-    refusal = {"bad_options", info->name + " is played by " + std::to_string(info->min_seats) +
-                                  " to " + std::to_string(info->max_seats) + " players"};
+    refusal = {ErrorCode::kBadOptions, info->name + " is played by " +
+                                           std::to_string(info->min_seats) + " to " +
+                                           std::to_string(info->max_seats) + " players"};
     return nullptr;
   }
   std::string error;
   auto normalized = normalize_options(info->options, game_options, error);
   if (!normalized) {
-    refusal = {"bad_options", error};
+    refusal = {ErrorCode::kBadOptions, error};
     return nullptr;
   }
   setup.game = info;
-  setup.store = store_;
   setup.seats = seats;
   setup.game_options = std::move(*normalized);
   setup.creator = creator;
 
   std::lock_guard lock(mutex_);
   if (rooms_.size() >= config_.max_rooms) {
-    refusal = {"too_many_rooms", "this server holds its maximum number of rooms; try later"};
+    refusal = {ErrorCode::kTooManyRooms,
+               "this server holds its maximum number of rooms; try later"};
     return nullptr;
   }
   do {
     setup.id = random_hex(5);
   } while (rooms_.contains(setup.id));
   const std::string id = setup.id;
-  const bool is_private = setup.is_private;
-  auto room = std::make_shared<Room>(io_, std::move(setup), config_, metrics_, hooks());
+  const bool is_private = setup.options.is_private;
+  setup.draw_seed = random_u64;
+  auto room = std::make_shared<Room>(io_, std::move(setup), store_, config_, metrics_, hooks());
   rooms_[id] = Entry{room, nullptr, is_private};
   creator->change_open_rooms_created(+1);
   return room;
@@ -134,20 +100,15 @@ int Lobby::restore(const LoadedState& stored, Identity& identity) {
       log_error("stored room " + r.id + " is of unknown game \"" + r.kind + "\"; skipped");
       continue;
     }
-    RoomSetup setup;
+    TableSetup setup;
     setup.id = r.id;
-    setup.store = store_;
     setup.game = info;
     setup.seats = r.seats;
     setup.game_options = r.game_options;
-    const Json& o = r.room_options;
-    setup.is_private = o.value("private", false);
-    setup.grace = std::chrono::seconds(o.value("grace", 60));
-    setup.turn_seconds = std::chrono::seconds(o.value("turn_seconds", 0));
-    setup.on_timeout = o.value("on_timeout", std::string("bot"));
-    if (o.contains("seed")) setup.fixed_seed = o["seed"].get<std::uint64_t>();
+    setup.options = room_options_from_json(r.room_options);
+    setup.draw_seed = random_u64;
     if (r.creator_id) setup.creator = identity.find(*r.creator_id);
-    auto room = std::make_shared<Room>(io_, std::move(setup), config_, metrics_, hooks());
+    auto room = std::make_shared<Room>(io_, std::move(setup), store_, config_, metrics_, hooks());
     if (!room->restore(loaded, identity)) ++frozen;
     {
       std::lock_guard lock(mutex_);
@@ -201,7 +162,7 @@ void Lobby::sweep() {
   }
   const auto now = Clock::now();
   for (const auto& room : rooms) {
-    room->sweep(now, [this](const std::string& id) {
+    room->sweep([this](const std::string& id) {
       std::lock_guard lock(mutex_);
       rooms_.erase(id);
     });

@@ -14,7 +14,8 @@
 #include <unordered_map>
 
 #include "protocol/commands.h"
-#include "server/room.h"
+#include "protocol/error_code.h"
+#include "server/room/room.h"
 
 namespace parlor::server {
 
@@ -23,7 +24,7 @@ class Lobby {
   Lobby(boost::asio::io_context& io, const ServerConfig& config, Metrics& metrics);
 
   struct Refusal {
-    std::string code;
+    protocol::ErrorCode code = protocol::ErrorCode::kBadRequest;
     std::string message;
   };
   // Validates kind, seats, game options and room options (`seed` only in dev mode, `private`)

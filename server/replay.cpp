@@ -13,47 +13,43 @@ const GameRecord* find_replay_game(const RoomHistory& history, std::optional<int
   return nullptr;
 }
 
-Json build_replay(const RoomHistory& history, const GameRecord& record, std::optional<Seat> as) {
+ReplayOutcome build_replay(const RoomHistory& history, const GameRecord& record,
+                           std::optional<Seat> as) {
+  const ReplayRefusal broken{protocol::ErrorCode::kInternalError,
+                             "this game no longer replays under the server's rules engine"};
   const GameInfo* info = find_game(history.room.kind);
-  if (!info) return nullptr;
+  if (!info) return broken;
   auto game = info->create(history.room.game_options, history.room.seats, record.seed);
   const Seat viewer = as.value_or(kSpectator);
   Json initial = game->full_state();
   // The seed never leaves the server, even after the end: the reveal shows the deal itself.
   if (initial.is_object()) initial.erase("seed");
 
-  Json steps = Json::array();
-  steps.push_back(
-      {{"seq", record.start_seq}, {"view", game->view(viewer)}, {"to_act", game->to_act()}});
+  protocol::Replay out;
+  out.room = history.room.id;
+  out.kind = history.room.kind;
+  out.game = record.game_number;
+  out.as = as;
+  out.options = history.room.game_options;
+  out.steps.reserve(record.moves.size() + 1);
+  out.steps.push_back(
+      {record.start_seq, std::nullopt, nullptr, game->view(viewer), game->to_act(), nullptr});
   for (const MoveRecord& move : record.moves) {
     MoveResult result = game->apply(move.seat, move.move);
-    if (!result.ok()) return nullptr;  // the engine no longer replays this game
-    Json step = {{"seq", move.seq},
-                 {"seat", move.seat},
-                 {"events", result.events()},
-                 {"view", game->view(viewer)},
-                 {"to_act", game->to_act()}};
+    if (!result.ok()) return broken;
     // Your own moves are yours to see; others' only through their public events.
-    if (as && move.seat == *as) step["move"] = move.move;
-    steps.push_back(std::move(step));
+    out.steps.push_back({move.seq, move.seat, result.events(), game->view(viewer), game->to_act(),
+                         as && move.seat == *as ? move.move : Json(nullptr)});
   }
-  const bool finished = game->finished();
-  Json out = {{"type", "replay"},
-              {"room", history.room.id},
-              {"kind", history.room.kind},
-              {"game", record.game_number},
-              {"as", as ? Json(*as) : Json(nullptr)},
-              {"finished", finished},
-              {"options", history.room.game_options},
-              {"steps", std::move(steps)},
-              {"result", finished ? game->result() : Json(nullptr)},
-              {"reveal", nullptr}};
-  if (finished) {
+  out.finished = game->finished();
+  out.result = out.finished ? game->result() : Json(nullptr);
+  out.reveal = nullptr;
+  if (out.finished) {
     Json moves = Json::array();
     for (const MoveRecord& move : record.moves) {
       moves.push_back({{"seq", move.seq}, {"seat", move.seat}, {"move", move.move}});
     }
-    out["reveal"] = {{"initial", initial}, {"moves", std::move(moves)}};
+    out.reveal = {{"initial", std::move(initial)}, {"moves", std::move(moves)}};
   }
   return out;
 }

@@ -5,15 +5,27 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <variant>
 
 #include "games/core/game.h"
+#include "protocol/error_code.h"
+#include "protocol/replay.h"
 #include "server/store/store.h"
 
 namespace parlor::server {
 
-// {"type":"replay","room","kind","game","as","finished","steps":[...],"result","reveal"}.
-// `as`: a seat, or nullopt for the spectator view. Null when the game cannot be rebuilt.
-Json build_replay(const RoomHistory& history, const GameRecord& game, std::optional<Seat> as);
+// Why a replay is not given: the code a client gets (HTTP: protocol::http_status of it).
+struct ReplayRefusal {
+  protocol::ErrorCode code = protocol::ErrorCode::kBadRequest;
+  std::string message;
+};
+using ReplayOutcome = std::variant<protocol::Replay, ReplayRefusal>;
+
+// Game `record` of `history` as `as` saw it (nullopt: the spectator view), or a refusal when
+// the engine no longer replays it.
+ReplayOutcome build_replay(const RoomHistory& history, const GameRecord& record,
+                           std::optional<Seat> as);
 
 // The game `number` of a room history (nullopt: the latest), or null.
 const GameRecord* find_replay_game(const RoomHistory& history, std::optional<int> number);

@@ -2,20 +2,24 @@
 
 #include "games/registry.h"
 #include "protocol/encode.h"
+#include "protocol/replay.h"
+#include "protocol/text.h"
 #include "server/log.h"
 #include "server/replay.h"
 #include "server/store/sqlite_store.h"
 
 namespace parlor::server {
 
+using protocol::ErrorCode;
+
 ServerState::ServerState(boost::asio::io_context& io, ServerConfig config)
     : io_(io), config_(std::move(config)), lobby_(io, config_, metrics_) {
   limits_.max_frame_bytes = config_.max_message_bytes;
 }
 
-void ServerState::reply_error(ClientContext& client, const Json& id, std::string_view code,
+void ServerState::reply_error(ClientContext& client, const Json& id, ErrorCode code,
                               const std::string& message) {
-  metrics_.count_reject(std::string(code));
+  metrics_.count_reject(std::string(protocol::wire_name(code)));
   client.connection->send(make_frame(protocol::encode_error(id, code, message)));
 }
 
@@ -26,7 +30,7 @@ void ServerState::handle(ClientContext& client, protocol::Request request,
     return hello(client, *hello_request, id);
   }
   if (!client.player) {
-    return reply_error(client, id, "hello_required",
+    return reply_error(client, id, ErrorCode::kHelloRequired,
                        "say hello first: {\"type\":\"hello\",\"name\":...,\"protocol\":1}");
   }
   auto caller = [&] { return Caller{client.player, client.connection, id, received}; };
@@ -47,17 +51,15 @@ void ServerState::handle(ClientContext& client, protocol::Request request,
         } else if constexpr (std::is_same_v<T, protocol::GetReplay>) {
           run_blocking([this, connection = client.connection, player = client.player,
                         command = command, id = id] {
-            std::string code;
-            std::string message;
-            Json replay_json =
-                replay(command.room, command.seat, command.game, player.get(), code, message);
-            if (replay_json.is_null()) {
-              metrics_.count_reject(code);
-              connection->send(make_frame(protocol::encode_error(id, code, message)));
+            ReplayOutcome outcome = replay(command.room, command.seat, command.game, player.get());
+            if (auto* refusal = std::get_if<ReplayRefusal>(&outcome)) {
+              metrics_.count_reject(std::string(protocol::wire_name(refusal->code)));
+              connection->send(
+                  make_frame(protocol::encode_error(id, refusal->code, refusal->message)));
               return;
             }
-            protocol::attach_re(replay_json, id);
-            connection->send(make_frame(protocol::to_wire(replay_json)));
+            connection->send(
+                make_frame(protocol::encode_replay(id, std::get<protocol::Replay>(outcome))));
           });
         } else {
           auto room = room_or_reply(client, command.room, id);
@@ -86,10 +88,11 @@ void ServerState::handle(ClientContext& client, protocol::Request request,
 
 void ServerState::hello(ClientContext& client, const protocol::Hello& request, const Json& id) {
   if (client.player) {
-    return reply_error(client, id, "not_allowed", "this connection has already said hello");
+    return reply_error(client, id, ErrorCode::kNotAllowed,
+                       "this connection has already said hello");
   }
   if (request.protocol != 1) {
-    return reply_error(client, id, "unsupported_protocol",
+    return reply_error(client, id, ErrorCode::kUnsupportedProtocol,
                        "this server speaks protocol 1, not " + std::to_string(request.protocol));
   }
   std::string token;
@@ -97,7 +100,7 @@ void ServerState::hello(ClientContext& client, const protocol::Hello& request, c
   if (request.token) {
     player = identity_.resume(*request.token);
     if (!player) {
-      return reply_error(client, id, "invalid_token",
+      return reply_error(client, id, ErrorCode::kInvalidToken,
                          "unknown or expired token; say hello with a name to start afresh");
     }
     token = *request.token;  // back to its owner only
@@ -116,14 +119,14 @@ void ServerState::hello(ClientContext& client, const protocol::Hello& request, c
           [connection = client.connection, id, player_id = player->id(), token](bool ok) {
             connection->send(make_frame(
                 ok ? protocol::encode_welcome(id, player_id, token, 1)
-                   : protocol::encode_error(id, "internal_error",
+                   : protocol::encode_error(id, ErrorCode::kInternalError,
                                             "your identity could not be stored; try again")));
           });
       log_info("player " + player->id() + " joined");
       return;
     }
   } else {
-    return reply_error(client, id, "bad_request", "hello needs a \"name\" or a \"token\"");
+    return reply_error(client, id, ErrorCode::kBadRequest, "hello needs a \"name\" or a \"token\"");
   }
   client.player = player;
   if (auto previous = player->attach(client.connection);
@@ -140,7 +143,7 @@ void ServerState::hello(ClientContext& client, const protocol::Hello& request, c
 void ServerState::create_room(ClientContext& client, const protocol::CreateRoom& request,
                               const Json& id, Clock::time_point received) {
   if (client.player->open_rooms_created() >= config_.max_rooms_per_player) {
-    return reply_error(client, id, "too_many_rooms",
+    return reply_error(client, id, ErrorCode::kTooManyRooms,
                        "you already have " + std::to_string(config_.max_rooms_per_player) +
                            " unfinished rooms; finish or leave one first");
   }
@@ -154,7 +157,10 @@ void ServerState::create_room(ClientContext& client, const protocol::CreateRoom&
 std::shared_ptr<Room> ServerState::room_or_reply(ClientContext& client, const std::string& room,
                                                  const Json& id) {
   auto found = lobby_.find(room);
-  if (!found) reply_error(client, id, "no_such_room", "no room \"" + room.substr(0, 32) + "\"");
+  if (!found) {
+    reply_error(client, id, ErrorCode::kNoSuchRoom,
+                "no room " + protocol::quote_client_text(room, 32));
+  }
   return found;
 }
 
@@ -170,8 +176,9 @@ void ServerState::open_store() {
   if (config_.store != "sqlite") return;
   SqliteStoreOptions options;
   options.data_dir = config_.data_dir;
-  options.synchronous = config_.store_sync == "normal" ? SqliteStoreOptions::Synchronous::kNormal
-                                                       : SqliteStoreOptions::Synchronous::kFull;
+  options.synchronous = config_.store_sync == ServerConfig::StoreSync::kNormal
+                            ? SqliteStoreOptions::Synchronous::kNormal
+                            : SqliteStoreOptions::Synchronous::kFull;
   options.batch_window = config_.store_batch_window;
   options.log_error = [](std::string_view message) { log_error(message); };
   store_ = std::make_unique<SqliteStore>(std::move(options));
@@ -190,47 +197,36 @@ void ServerState::close_store() {
   if (auto* sqlite = dynamic_cast<SqliteStore*>(store_.get())) sqlite->close();
 }
 
-Json ServerState::replay(const std::string& room, std::optional<int> seat, std::optional<int> game,
-                         const Player* requester, std::string& code, std::string& message) {
+ReplayOutcome ServerState::replay(const std::string& room, std::optional<int> seat,
+                                  std::optional<int> game, const Player* requester) {
   if (!store_) {
-    code = "not_allowed";
-    message = "replays need the durable store (--store sqlite)";
-    return nullptr;
+    return ReplayRefusal{ErrorCode::kNotAllowed, "replays need the durable store (--store sqlite)"};
   }
   auto history = store_->load_room(room);
   if (!history) {
-    code = "no_such_room";
-    message = "no room \"" + room.substr(0, 32) + "\" is kept";
-    return nullptr;
+    return ReplayRefusal{ErrorCode::kNoSuchRoom,
+                         "no room " + protocol::quote_client_text(room, 32) + " is kept"};
   }
   const GameRecord* record = find_replay_game(*history, game);
   if (!record) {
-    code = "not_started";
-    message = game ? "room " + room + " has no game " + std::to_string(*game)
-                   : "room " + room + " has not started a game";
-    return nullptr;
+    return ReplayRefusal{ErrorCode::kNotStarted,
+                         game ? "room " + room + " has no game " + std::to_string(*game)
+                              : "room " + room + " has not started a game"};
   }
   if (seat && *seat >= history->room.seats) {
-    code = "bad_request";
-    message = "seat must be between 0 and " + std::to_string(history->room.seats - 1);
-    return nullptr;
+    return ReplayRefusal{ErrorCode::kBadRequest,
+                         "seat must be between 0 and " + std::to_string(history->room.seats - 1)};
   }
   // Until the game ends a seat's view is private to whoever sits there.
   if (!record->finished_ms && seat) {
     const auto& occupant = history->room.occupants[static_cast<std::size_t>(*seat)];
     const bool own = requester && occupant && occupant->player_id == requester->id();
     if (!own) {
-      code = "not_allowed";
-      message = "while the game is on you may replay only your own seat (or omit seat)";
-      return nullptr;
+      return ReplayRefusal{ErrorCode::kNotAllowed,
+                           "while the game is on you may replay only your own seat (or omit seat)"};
     }
   }
-  Json out = build_replay(*history, *record, seat);
-  if (out.is_null()) {
-    code = "internal_error";
-    message = "this game no longer replays under the server's rules engine";
-  }
-  return out;
+  return build_replay(*history, *record, seat);
 }
 
 void ServerState::register_connection(const std::shared_ptr<Connection>& connection) {

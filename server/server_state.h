@@ -18,6 +18,7 @@
 #include "server/identity.h"
 #include "server/lobby.h"
 #include "server/metrics.h"
+#include "server/replay.h"
 #include "server/store/store.h"
 
 namespace parlor::server {
@@ -55,11 +56,11 @@ class ServerState {
   void close_store();
   Store* store() { return store_.get(); }
 
-  // A replay of a stored game (see replay.h), or an error code and message. Blocking disk
-  // I/O: call it through run_blocking(). `requester`: the asking player (null over REST,
-  // which serves finished games only).
-  Json replay(const std::string& room, std::optional<int> seat, std::optional<int> game,
-              const Player* requester, std::string& code, std::string& message);
+  // A replay of a stored game (see replay.h), or why not. Blocking disk I/O: call it through
+  // run_blocking(). `requester`: the asking player (null over REST, which serves finished
+  // games only).
+  ReplayOutcome replay(const std::string& room, std::optional<int> seat, std::optional<int> game,
+                       const Player* requester);
   // Runs blocking work (store reads) off the event loop's threads.
   template <class F>
   void run_blocking(F&& work) {
@@ -76,7 +77,7 @@ class ServerState {
                    Clock::time_point received);
   std::shared_ptr<Room> room_or_reply(ClientContext& client, const std::string& room,
                                       const Json& id);
-  void reply_error(ClientContext& client, const Json& id, std::string_view code,
+  void reply_error(ClientContext& client, const Json& id, protocol::ErrorCode code,
                    const std::string& message);
 
   boost::asio::io_context& io_;

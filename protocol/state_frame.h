@@ -1,0 +1,31 @@
+// A state push assembled around one viewer's view and prompt. A move's pushes differ only in
+// those two, so everything else (StateFrameParts, encode.h) is serialized once per move and
+// each viewer's frame is written as
+//
+//   head + VIEW + middle + PROMPT + tail
+//
+// where PROMPT is `null` for a spectator or a seat not to act. The view may be written by the
+// caller between the two halves (Game::write_views writes several seats' views at once), or
+// by write_state_frame in one go.
+#pragma once
+
+#include <string>
+
+#include "games/core/game.h"
+#include "protocol/encode.h"
+
+namespace parlor::protocol {
+
+// How many bytes a frame of these parts usually takes, views being about 2 KiB: a reserve hint.
+std::size_t state_frame_size_hint(const StateFrameParts& parts);
+
+// Appends the part before the view.
+void begin_state_frame(const StateFrameParts& parts, std::string& out);
+// Appends the part after the view: middle, `viewer`'s prompt when it `acts` (else null), tail.
+void finish_state_frame(const StateFrameParts& parts, const Game& game, Seat viewer, bool acts,
+                        std::string& out);
+// The whole frame for `viewer`, appended to `out`.
+void write_state_frame(const StateFrameParts& parts, const Game& game, Seat viewer, bool acts,
+                       std::string& out);
+
+}  // namespace parlor::protocol

@@ -1,0 +1,91 @@
+// What a room table decided, as values for the actor around it to carry out: frames to
+// deliver, store writes to make, and what the lobby must learn. The table never touches a
+// socket, a timer or the disk itself, which is what lets it be driven by a test, a replayed
+// log or another node.
+//
+// The write-ahead rule lives here too (WriteAheadGate): while a write that gates frames is
+// not yet durable, every frame the table makes waits, in order, and goes out only once the
+// store has confirmed every such write. No frame that reveals a move leaves before the
+// move is stored.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "protocol/encode.h"
+#include "server/connection.h"
+#include "server/frame.h"
+#include "server/identity.h"
+#include "server/store/store.h"
+
+namespace parlor::server {
+
+using Clock = std::chrono::steady_clock;
+
+// A frame for one recipient: a player (whatever connection is theirs when it goes out), or
+// one connection (a reply goes back where the request came from).
+struct Delivery {
+  std::shared_ptr<Player> player;
+  std::shared_ptr<Connection> connection;
+  Frame frame;
+};
+
+// A record for the store. `gating`: frames wait for it, and its failure stops the game.
+struct StoreWrite {
+  std::variant<MoveRecord, RoomRecord> record;
+  bool gating = false;
+};
+
+// A player started or stopped being a member (seated or watching) of the room: the
+// player's room list, which a reconnect resumes, follows it.
+struct MembershipChange {
+  std::shared_ptr<Player> player;
+  bool member = false;
+};
+
+struct Outbox {
+  std::vector<Delivery> deliveries;  // in order
+  std::vector<StoreWrite> writes;    // in order, before the deliveries' later writes
+  std::vector<MembershipChange> memberships;
+  // The room's lobby summary changed: the new one.
+  std::shared_ptr<const protocol::RoomSummary> summary;
+  // +1 / -1: the room now counts / no longer counts toward its creator's open rooms.
+  int open_rooms_delta = 0;
+  // A player's move was accepted; when its request arrived (for the latency metric).
+  std::optional<Clock::time_point> accepted_move_received;
+  // The room has ended its life here (swept): the actor removes it from the lobby.
+  bool remove = false;
+
+  bool empty() const {
+    return deliveries.empty() && writes.empty() && memberships.empty() && !summary &&
+           open_rooms_delta == 0 && !accepted_move_received && !remove;
+  }
+  // Empties it, keeping the vectors' capacity (one outbox is reused from call to call).
+  void clear();
+};
+
+class WriteAheadGate {
+ public:
+  // Queues `delivery` in `out`, or holds it while a gating write is outstanding.
+  void deliver(Outbox& out, Delivery delivery);
+  // Queues a write; a gating one holds every frame delivered after it until durable().
+  void write(Outbox& out, StoreWrite write);
+  // The store completed the oldest outstanding gating write. Once none is outstanding the
+  // held frames go into `out`, in the order they were made.
+  void durable(Outbox& out);
+  // Forgets the held frames (a write failed: they must never go out).
+  void drop_held();
+  int outstanding() const { return outstanding_; }
+  std::size_t held() const { return held_.size(); }
+
+ private:
+  int outstanding_ = 0;
+  std::deque<Delivery> held_;
+};
+
+}  // namespace parlor::server

@@ -1,0 +1,232 @@
+#include "server/room/room.h"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+
+#include "server/config.h"
+#include "server/log.h"
+#include "server/metrics.h"
+
+namespace parlor::server {
+
+namespace net = boost::asio;
+
+namespace {
+TableTimings timings_of(const ServerConfig& config) {
+  return {config.bot_delay, config.empty_room_timeout, config.finished_room_retention};
+}
+
+TableSetup kept_by(TableSetup setup, const Store* store) {
+  setup.persistent = store != nullptr;
+  return setup;
+}
+}  // namespace
+
+Room::Room(net::io_context& io, TableSetup setup, Store* store, const ServerConfig& config,
+           Metrics& metrics, RoomHooks hooks)
+    : id_(setup.id),
+      is_private_(setup.options.is_private),
+      creator_(setup.creator),
+      strand_(net::make_strand(io)),
+      table_(kept_by(std::move(setup), store), timings_of(config), metrics, random_u64(),
+             TableTime::now()),
+      store_(store),
+      metrics_(metrics),
+      hooks_(std::move(hooks)),
+      timer_(strand_) {}
+
+template <class Step>
+void Room::run(Step&& step) {
+  outbox_.clear();
+  step(table_, TableTime::now(), outbox_);
+  carry_out(outbox_);
+}
+
+// ---- entry points: each hops onto the strand ---------------------------------------------
+
+void Room::join(Caller caller, std::optional<int> seat, bool creating) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller), seat, creating] {
+    self->run([&](Table& table, TableTime now, Outbox& out) {
+      table.join(caller, seat, creating, now, out);
+    });
+  });
+}
+
+void Room::watch(Caller caller) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller)] {
+    self->run([&](Table& table, TableTime now, Outbox& out) { table.watch(caller, now, out); });
+  });
+}
+
+void Room::leave(Caller caller) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller)] {
+    self->run([&](Table& table, TableTime now, Outbox& out) { table.leave(caller, now, out); });
+  });
+}
+
+void Room::add_bot(Caller caller, int seat, std::string strategy) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller), seat,
+                      strategy = std::move(strategy)] {
+    self->run([&](Table& table, TableTime now, Outbox& out) {
+      table.add_bot(caller, seat, strategy, now, out);
+    });
+  });
+}
+
+void Room::start(Caller caller) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller)] {
+    self->run([&](Table& table, TableTime now, Outbox& out) { table.start(caller, now, out); });
+  });
+}
+
+void Room::chat(Caller caller, std::string text) {
+  net::post(
+      strand_, [self = shared_from_this(), caller = std::move(caller), text = std::move(text)] {
+        self->run(
+            [&](Table& table, TableTime now, Outbox& out) { table.chat(caller, text, now, out); });
+      });
+}
+
+// Moves are the hot path: dispatch runs the move at once when the room's strand is free (the
+// usual case), saving a trip through the event loop's queue; otherwise it waits its turn.
+void Room::move(Caller caller, Json move, std::optional<std::int64_t> seq) {
+  net::dispatch(strand_, [self = shared_from_this(), caller = std::move(caller),
+                          move = std::move(move), seq]() mutable {
+    self->run([&](Table& table, TableTime now, Outbox& out) {
+      table.move(caller, std::move(move), seq, now, out);
+    });
+  });
+}
+
+void Room::legal_moves(Caller caller) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller)] {
+    self->run([&](Table& table, TableTime, Outbox& out) { table.legal_moves(caller, out); });
+  });
+}
+
+void Room::resume(std::shared_ptr<Player> player) {
+  net::post(strand_, [self = shared_from_this(), player = std::move(player)] {
+    self->run([&](Table& table, TableTime now, Outbox& out) {
+      table.presence_changed(player, player->connected(), /*resumed=*/true, now, out);
+    });
+  });
+}
+
+void Room::connection_changed(std::shared_ptr<Player> player) {
+  net::post(strand_, [self = shared_from_this(), player = std::move(player)] {
+    self->run([&](Table& table, TableTime now, Outbox& out) {
+      table.presence_changed(player, player->connected(), /*resumed=*/false, now, out);
+    });
+  });
+}
+
+void Room::sweep(std::function<void(const std::string&)> remove) {
+  net::post(strand_, [self = shared_from_this(), remove = std::move(remove)]() mutable {
+    self->remove_ = std::move(remove);
+    self->run([&](Table& table, TableTime now, Outbox& out) { table.sweep(now, out); });
+    self->remove_ = nullptr;
+  });
+}
+
+void Room::shutdown() {
+  net::post(strand_, [self = shared_from_this()] {
+    self->stopped_ = true;
+    self->timer_.cancel();
+    self->timer_at_.reset();
+  });
+}
+
+bool Room::restore(const LoadedRoom& stored, Identity& identity) {
+  return table_.restore(
+      stored, [&](const std::string& player_id) { return identity.find(player_id); },
+      TableTime::now());
+}
+
+void Room::resume_after_restore() {
+  net::post(strand_, [self = shared_from_this()] {
+    self->run(
+        [&](Table& table, TableTime now, Outbox& out) { table.resume_after_restore(now, out); });
+  });
+}
+
+// ---- carrying out what the table decided -------------------------------------------------
+
+void Room::carry_out(Outbox& out) {
+  // Writes first, in the table's order: the store completes them in that order.
+  for (StoreWrite& w : out.writes) write(std::move(w));
+  for (const MembershipChange& change : out.memberships) {
+    if (change.member) {
+      change.player->add_room(id_);
+    } else {
+      change.player->remove_room(id_);
+    }
+  }
+  if (out.open_rooms_delta != 0 && creator_) {
+    hooks_.open_rooms_changed(creator_, out.open_rooms_delta);
+  }
+  if (out.summary) hooks_.summary_changed(id_, std::move(out.summary));
+  for (Delivery& delivery : out.deliveries) {
+    if (delivery.player) {
+      delivery.player->send(delivery.frame);
+    } else {
+      delivery.connection->send(std::move(delivery.frame));
+    }
+  }
+  if (out.accepted_move_received) {
+    metrics_.moves_accepted.fetch_add(1, std::memory_order_relaxed);
+    metrics_.observe_move_latency(std::chrono::duration_cast<std::chrono::microseconds>(
+                                      Clock::now() - *out.accepted_move_received)
+                                      .count());
+  }
+  if (out.remove) {
+    stopped_ = true;
+    timer_.cancel();
+    timer_at_.reset();
+    if (remove_) remove_(id_);
+    return;
+  }
+  sync_timer();
+}
+
+void Room::write(StoreWrite w) {
+  if (!store_) return;
+  DurableCallback done;
+  if (w.gating) {
+    // Called on the store's writer thread: hop back onto the strand.
+    done = [weak = weak_from_this()](bool ok) {
+      if (auto self = weak.lock()) {
+        net::post(self->strand_, [self, ok] {
+          self->run([&](Table& table, TableTime, Outbox& out) { table.durable(ok, out); });
+        });
+      }
+    };
+  } else {
+    done = [room = id_](bool ok) {
+      if (!ok) log_error("room " + room + ": the room record could not be saved");
+    };
+  }
+  if (auto* move = std::get_if<MoveRecord>(&w.record)) {
+    store_->append_move(std::move(*move), std::move(done));
+  } else {
+    store_->save_room(std::move(std::get<RoomRecord>(w.record)), std::move(done));
+  }
+}
+
+void Room::sync_timer() {
+  const auto next = stopped_ ? std::nullopt : table_.next_deadline();
+  if (next == timer_at_) return;
+  timer_at_ = next;
+  if (!next) {
+    timer_.cancel();
+    return;
+  }
+  timer_.expires_at(*next);
+  timer_.async_wait([self = shared_from_this(), at = *next](boost::system::error_code ec) {
+    // A timer re-armed since (or cancelled) is not this one's business.
+    if (ec || self->timer_at_ != at) return;
+    self->timer_at_.reset();
+    self->run([&](Table& table, TableTime now, Outbox& out) { table.advance(now, out); });
+  });
+}
+
+}  // namespace parlor::server

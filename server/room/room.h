@@ -1,0 +1,90 @@
+// A room: the actor around one Table. It owns the table's strand, its one timer, its store
+// calls and its deliveries; the table (table.h) decides everything. Every public method hops
+// onto the strand, hands the table the current time, and carries out the Outbox it fills:
+// store writes (whose completions come back onto the strand), frames to players and
+// connections, and what the lobby must learn. The room never waits on a socket.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "server/identity.h"
+#include "server/room/table.h"
+#include "server/store/store.h"
+
+namespace parlor::server {
+
+struct ServerConfig;
+class Metrics;
+
+// What the room tells the lobby directory.
+struct RoomHooks {
+  // The lobby's copy of the room summary (for list_rooms) changed.
+  std::function<void(const std::string& room, std::shared_ptr<const protocol::RoomSummary> summary)>
+      summary_changed;
+  // The room was created by `creator` and is no longer unfinished (or is again: delta +1).
+  std::function<void(const std::shared_ptr<Player>& creator, int delta)> open_rooms_changed;
+};
+
+class Room : public std::enable_shared_from_this<Room> {
+ public:
+  // `store`: null when nothing is persisted.
+  Room(boost::asio::io_context& io, TableSetup setup, Store* store, const ServerConfig& config,
+       Metrics& metrics, RoomHooks hooks);
+
+  const std::string& id() const { return id_; }
+  bool is_private() const { return is_private_; }
+
+  void join(Caller caller, std::optional<int> seat, bool creating = false);
+  void watch(Caller caller);
+  void leave(Caller caller);
+  void add_bot(Caller caller, int seat, std::string strategy);
+  void start(Caller caller);
+  void chat(Caller caller, std::string text);
+  void move(Caller caller, Json move, std::optional<std::int64_t> seq);
+  void legal_moves(Caller caller);
+  // After a reconnect: the room and state pushes for this player, on its new connection.
+  void resume(std::shared_ptr<Player> player);
+  // A member's connection went away or came back: the `connected` flags changed.
+  void connection_changed(std::shared_ptr<Player> player);
+  // Removes the room (calls `remove`) when it is idle or finished long ago.
+  void sweep(std::function<void(const std::string&)> remove);
+  // Server shutdown: stop the timer.
+  void shutdown();
+  // Rebuilds the room from its stored record and moves (before anyone can reach it).
+  // Returns false when the game no longer replays identically: the room is then frozen.
+  bool restore(const LoadedRoom& stored, Identity& identity);
+  // After restore() and registration: restarts grace periods, clocks and bots.
+  void resume_after_restore();
+
+ private:
+  // On the strand: runs `step(table, now, outbox)` and carries out what it decided.
+  template <class Step>
+  void run(Step&& step);
+  void carry_out(Outbox& out);
+  void write(StoreWrite write);
+  // Arms the timer for the table's next deadline (or cancels it).
+  void sync_timer();
+
+  const std::string id_;
+  const bool is_private_;
+  const std::shared_ptr<Player> creator_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  Table table_;
+  Store* store_;
+  Metrics& metrics_;
+  RoomHooks hooks_;
+  Outbox outbox_;  // reused from call to call: a move allocates no vectors
+  std::function<void(const std::string&)> remove_;
+  boost::asio::steady_timer timer_;
+  std::optional<Clock::time_point> timer_at_;
+  bool stopped_ = false;
+};
+
+}  // namespace parlor::server

@@ -1,0 +1,315 @@
+// The table's requests and the game's lifecycle: seating, start and rematch, and the one
+// path every accepted move takes.
+#include "server/room/table.h"
+
+#include <algorithm>
+
+#include "protocol/text.h"
+#include "server/log.h"
+#include "server/metrics.h"
+
+namespace parlor::server {
+
+using protocol::ErrorCode;
+
+TableTime TableTime::now() {
+  return {Clock::now(), std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count()};
+}
+
+Table::Table(TableSetup setup, TableTimings timings, Metrics& metrics, std::uint64_t bot_seed,
+             TableTime created)
+    : setup_(std::move(setup)),
+      timings_(timings),
+      metrics_(metrics),
+      seats_(static_cast<std::size_t>(setup_.seats)),
+      created_ms_(created.unix_ms),
+      bot_rng_(bot_seed),
+      last_activity_(created.steady) {}
+
+// ---- requests ----------------------------------------------------------------------------
+
+void Table::join(const Caller& caller, std::optional<int> seat, bool creating, TableTime now,
+                 Outbox& out) {
+  last_activity_ = now.steady;
+  if (auto current = seat_of(*caller.player)) {
+    if (seat && *seat != *current) {
+      return reply_error(caller, ErrorCode::kNotAllowed,
+                         "you already sit at seat " + std::to_string(*current) + " in this room",
+                         out);
+    }
+    reply(caller, protocol::encode_joined(caller.re, id(), *current), out);
+    push_room_to(caller.player, out);
+    if (game_) push_state_to(caller.player, now, out);
+    return;
+  }
+  if (status_ != RoomStatus::kWaiting) {
+    return reply_error(caller, ErrorCode::kAlreadyStarted,
+                       "the game in room " + id() + " has started", out);
+  }
+  if (seat && (*seat < 0 || *seat >= setup_.seats)) {
+    return reply_error(caller, ErrorCode::kBadRequest,
+                       "seat must be between 0 and " + std::to_string(setup_.seats - 1), out);
+  }
+  if (seat && seats_[static_cast<std::size_t>(*seat)]) {
+    return reply_error(caller, ErrorCode::kSeatTaken, "seat " + std::to_string(*seat) + " is taken",
+                       out);
+  }
+  if (!seat) {
+    auto free = std::find_if(seats_.begin(), seats_.end(), [](const auto& o) { return !o; });
+    if (free == seats_.end()) {
+      return reply_error(caller, ErrorCode::kRoomFull, "every seat in room " + id() + " is taken",
+                         out);
+    }
+    seat = static_cast<int>(free - seats_.begin());
+  }
+  // A spectator who takes a seat stops watching.
+  std::erase_if(spectators_, [&](const Spectator& s) { return s.player == caller.player; });
+  seats_[static_cast<std::size_t>(*seat)] =
+      Occupant{caller.player, caller.player->name(), true, nullptr, std::nullopt};
+  out.memberships.push_back({caller.player, true});
+  reply(caller,
+        creating ? protocol::encode_room_created(caller.re, id())
+                 : protocol::encode_joined(caller.re, id(), *seat),
+        out);
+  publish_room(out);
+}
+
+void Table::watch(const Caller& caller, TableTime now, Outbox& out) {
+  last_activity_ = now.steady;
+  if (seat_of(*caller.player)) {
+    return reply_error(caller, ErrorCode::kNotAllowed, "you are seated in this room", out);
+  }
+  if (Spectator* spectator = spectator_of(*caller.player)) {
+    spectator->connected = true;
+  } else {
+    spectators_.push_back({caller.player, true});
+    out.memberships.push_back({caller.player, true});
+  }
+  reply(caller, protocol::encode_watching(caller.re, id()), out);
+  publish_room(out);
+  if (game_) push_state_to(caller.player, now, out);
+}
+
+void Table::leave(const Caller& caller, TableTime now, Outbox& out) {
+  last_activity_ = now.steady;
+  auto spectator = std::find_if(spectators_.begin(), spectators_.end(),
+                                [&](const Spectator& s) { return s.player == caller.player; });
+  if (spectator != spectators_.end()) {
+    spectators_.erase(spectator);
+  } else if (auto seat = seat_of(*caller.player)) {
+    auto& occupant = seats_[static_cast<std::size_t>(*seat)];
+    if (status_ == RoomStatus::kPlaying) {
+      // The game goes on: a bot takes the seat over for good.
+      occupant->player.reset();
+      occupant->name = "Bot (" + occupant->name + ")";
+      hand_seat_to_bot(*occupant);
+    } else {
+      occupant.reset();
+    }
+  } else {
+    return reply_error(caller, ErrorCode::kNotSeated, "you are not in room " + id(), out);
+  }
+  out.memberships.push_back({caller.player, false});
+  reply(caller, protocol::encode_left(caller.re, id()), out);
+  publish_room(out);
+  schedule_bots(now);
+}
+
+void Table::add_bot(const Caller& caller, int seat, const std::string& strategy, TableTime now,
+                    Outbox& out) {
+  last_activity_ = now.steady;
+  if (!is_member(*caller.player)) {
+    return reply_error(caller, ErrorCode::kNotSeated, "only players in the room may add bots", out);
+  }
+  if (seat < 0 || seat >= setup_.seats) {
+    return reply_error(caller, ErrorCode::kBadRequest,
+                       "seat must be between 0 and " + std::to_string(setup_.seats - 1), out);
+  }
+  auto& occupant = seats_[static_cast<std::size_t>(seat)];
+  if (occupant) {
+    return reply_error(caller, ErrorCode::kSeatTaken, "seat " + std::to_string(seat) + " is taken",
+                       out);
+  }
+  auto bot = bots::make_strategy(strategy, setup_.game->kind);
+  if (!bot) {
+    std::string names;
+    for (const auto& n : bots::strategy_names(setup_.game->kind)) {
+      names += (names.empty() ? "" : ", ") + n;
+    }
+    return reply_error(
+        caller, ErrorCode::kUnknownStrategy,
+        "no bot strategy " + protocol::quote_client_text(strategy, 32) + "; try " + names, out);
+  }
+  occupant = Occupant{nullptr, "Bot " + std::to_string(seat + 1) + " (" + strategy + ")", false,
+                      std::move(bot), std::nullopt};
+  reply_ok(caller, std::nullopt, out);
+  publish_room(out);
+}
+
+void Table::start(const Caller& caller, TableTime now, Outbox& out) {
+  last_activity_ = now.steady;
+  if (!seat_of(*caller.player)) {
+    return reply_error(caller, ErrorCode::kNotSeated, "only seated players may start the game",
+                       out);
+  }
+  if (status_ == RoomStatus::kPlaying) {
+    return reply_error(caller, ErrorCode::kAlreadyStarted, "the game is already being played", out);
+  }
+  if (status_ == RoomStatus::kFrozen) {
+    return reply_error(caller, ErrorCode::kNotAllowed, "this room was stopped and cannot be played",
+                       out);
+  }
+  const auto empty = std::count_if(seats_.begin(), seats_.end(), [](const auto& o) { return !o; });
+  if (empty > 0) {
+    return reply_error(
+        caller, ErrorCode::kNotAllowed,
+        std::to_string(empty) + " seat(s) are still empty; fill them with players or bots first",
+        out);
+  }
+  // The ok waits, like the deal's pushes, until the new game's seed is stored.
+  begin_game(now, out);
+  reply_ok(caller, std::nullopt, out);
+}
+
+void Table::chat(const Caller& caller, const std::string& text, TableTime now, Outbox& out) {
+  last_activity_ = now.steady;
+  if (!is_member(*caller.player)) {
+    return reply_error(caller, ErrorCode::kNotSeated, "join or watch the room to chat", out);
+  }
+  reply_ok(caller, std::nullopt, out);
+  send_to_members(
+      make_frame(protocol::encode_chat(id(), caller.player->id(), caller.player->name(), text)),
+      out);
+}
+
+void Table::move(const Caller& caller, Json move, std::optional<std::int64_t> seq, TableTime now,
+                 Outbox& out) {
+  last_activity_ = now.steady;
+  auto seat = seat_of(*caller.player);
+  if (!seat)
+    return reply_error(caller, ErrorCode::kNotSeated, "you have no seat in room " + id(), out);
+  switch (status_) {
+    case RoomStatus::kWaiting:
+      return reply_error(caller, ErrorCode::kNotStarted, "the game has not started", out);
+    case RoomStatus::kFinished:
+      return reply_error(caller, ErrorCode::kGameOver,
+                         "the game is over; start a rematch to play again", out);
+    case RoomStatus::kFrozen:
+      return reply_error(caller, ErrorCode::kNotAllowed,
+                         "this game was stopped and cannot be played on", out);
+    case RoomStatus::kPlaying:
+      break;
+  }
+  if (seq && *seq != seq_) {
+    return reply_error(caller, ErrorCode::kStaleState,
+                       "you acted on state " + std::to_string(*seq) + " but the room is at " +
+                           std::to_string(seq_),
+                       out);
+  }
+  accept_move(*seat, std::move(move), MoveBy::kPlayer, &caller, now, out);
+}
+
+void Table::legal_moves(const Caller& caller, Outbox& out) {
+  auto seat = seat_of(*caller.player);
+  if (!seat)
+    return reply_error(caller, ErrorCode::kNotSeated, "you have no seat in this room", out);
+  if (!game_) return reply_error(caller, ErrorCode::kNotStarted, "the game has not started", out);
+  reply(caller, protocol::encode_legal_moves(caller.re, id(), game_->legal_moves(*seat)), out);
+}
+
+// ---- the game's lifecycle ----------------------------------------------------------------
+
+bool Table::accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, TableTime now,
+                        Outbox& out) {
+  MoveResult result = game_->apply(seat, move);
+  if (!result.ok()) {
+    if (caller) {
+      reply_refusal(*caller, result, out);
+    } else {
+      log_error("room " + id() + ": " + (by == MoveBy::kBot ? "bot" : "timeout") +
+                " move for seat " + std::to_string(seat) + " was refused (" + result.code() + ")");
+    }
+    return false;
+  }
+  ++moves_in_game_;
+  ++seq_;
+  persist_move(seat, std::move(move), now, out);
+  if (caller) {
+    reply_ok(*caller, seq_, out);
+    out.accepted_move_received = caller->received;
+  }
+  if (by != MoveBy::kTimeout) {
+    after_accepted(result.events_text(), now, out);
+  } else {
+    // Everyone learns that the clock, not the player, made this move.
+    Json events = result.events();
+    events.push_back({{"type", "timeout"}, {"seat", seat}});
+    after_accepted(protocol::to_wire(events), now, out);
+  }
+  return true;
+}
+
+void Table::begin_game(TableTime now, Outbox& out) {
+  // A fixed (dev) seed still deals each rematch differently, reproducibly: game 1 uses the
+  // seed itself, so a finished game's reveal never shows the next game's hands.
+  seed_ = setup_.options.seed ? *setup_.options.seed + static_cast<std::uint64_t>(game_number_)
+                              : setup_.draw_seed();
+  game_ = setup_.game->create(setup_.game_options, setup_.seats, seed_);
+  if (status_ == RoomStatus::kFinished) {
+    ++seq_;  // a rematch: seq keeps increasing
+    count_open(true, out);
+  }
+  moves_in_game_ = 0;
+  ++game_number_;
+  start_seq_ = seq_;
+  game_started_ms_ = now.unix_ms;
+  finished_ms_.reset();
+  status_ = RoomStatus::kPlaying;
+  log_info("room " + id() + " started " + setup_.game->kind);
+  // The new deal's seed must be durable before anyone sees the deal.
+  persist_room(out, /*gate_frames=*/true);
+  publish_room(out, /*persist=*/false);  // just saved
+  after_accepted(R"([{"type":"start"}])", now, out);
+}
+
+void Table::after_accepted(std::string_view events, TableTime now, Outbox& out) {
+  arm_turn_clock(now);
+  broadcast_state(events, now, out);
+  if (game_->finished()) return finish_game(now, out);
+  schedule_bots(now);
+}
+
+void Table::finish_game(TableTime now, Outbox& out) {
+  status_ = RoomStatus::kFinished;
+  finished_ms_ = now.unix_ms;
+  finished_at_ = now.steady;
+  turn_clock_.reset();
+  bot_due_.reset();
+  send_to_members(make_frame(protocol::encode_game_over(id(), game_->result())), out);
+  count_open(false, out);
+  log_info("room " + id() + " finished after " + std::to_string(moves_in_game_) + " moves");
+  publish_room(out);
+}
+
+void Table::freeze(std::string_view why, Outbox& out) {
+  log_error("room " + id() + ": " + std::string(why) + "; the game is stopped");
+  gate_.drop_held();
+  status_ = RoomStatus::kFrozen;
+  turn_clock_.reset();
+  bot_due_.reset();
+  send_to_members(
+      make_frame(protocol::encode_error(nullptr, ErrorCode::kInternalError,
+                                        "this game could not be saved and has been stopped")),
+      out);
+  publish_room(out);
+}
+
+void Table::count_open(bool open, Outbox& out) {
+  if (counted_open_ == open || !setup_.creator) return;
+  counted_open_ = open;
+  out.open_rooms_delta += open ? 1 : -1;
+}
+
+}  // namespace parlor::server

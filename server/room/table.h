@@ -1,0 +1,220 @@
+// A room's table: the seats, the spectators, the game, `seq`, bot stand-ins and grace
+// periods, the turn clock and the write-ahead gate, as one synchronous state machine.
+//
+// It knows no socket, strand, timer or disk. Every call takes the time as an argument and
+// puts what must happen into an Outbox (frames to deliver, records to store, what the lobby
+// must learn); the Room actor (room.h) carries that out and arms one timer for
+// next_deadline(). So a table can be driven by a test with a hand-moved clock, rebuilt from a
+// stored log, or handed to another process, and its behaviour is the same.
+//
+// Every accepted move, whoever makes it (a player, a bot, the turn clock), goes through
+// accept_move(): the engine applies it, seq moves on, the move goes to the store, the mover
+// gets its ok, and every member gets the state push, all behind the write-ahead gate.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bots/strategy.h"
+#include "games/core/game_info.h"
+#include "games/core/rng.h"
+#include "protocol/encode.h"
+#include "protocol/error_code.h"
+#include "server/room/outbox.h"
+#include "server/room/room_options.h"
+
+namespace parlor::server {
+
+class Metrics;
+using protocol::RoomStatus;
+
+// The time a table acts at: the monotonic clock for its deadlines, and the wall clock for
+// what it stores and tells clients (turn deadlines in server time).
+struct TableTime {
+  Clock::time_point steady;
+  UnixMillis unix_ms = 0;
+  static TableTime now();
+};
+
+// Who asked: the player, the connection to answer on, and the request id to echo as `re`.
+struct Caller {
+  std::shared_ptr<Player> player;
+  std::shared_ptr<Connection> connection;
+  Json re;
+  Clock::time_point received = Clock::now();
+};
+
+struct TableSetup {
+  std::string id;
+  const GameInfo* game = nullptr;
+  int seats = 0;
+  Json game_options;  // normalized: every default filled in
+  RoomOptions options;
+  std::shared_ptr<Player> creator;
+  // A store keeps the room: its records and moves are written, and frames wait for them.
+  bool persistent = false;
+  // Draws each new game's seed (unless options.seed fixes it). The server's draws from the
+  // system's random source: a seed must never be predictable from anything a player sees.
+  std::function<std::uint64_t()> draw_seed;
+};
+
+// The server-wide times a table follows (ServerConfig's, or a test's).
+struct TableTimings {
+  std::chrono::milliseconds bot_delay{400};
+  std::chrono::milliseconds empty_room_timeout{std::chrono::seconds(600)};
+  std::chrono::milliseconds finished_room_retention{std::chrono::hours(1)};
+};
+
+class Table {
+ public:
+  Table(TableSetup setup, TableTimings timings, Metrics& metrics, std::uint64_t bot_seed,
+        TableTime created);
+
+  const std::string& id() const { return setup_.id; }
+  bool is_private() const { return setup_.options.is_private; }
+  RoomStatus status() const { return status_; }
+  std::int64_t seq() const { return seq_; }
+  const Game* game() const { return game_.get(); }
+  const WriteAheadGate& gate() const { return gate_; }
+
+  // ---- requests (table.cpp) ----
+  // Seats the caller (first free seat when none is given). `creating`: the reply is
+  // room_created rather than joined.
+  void join(const Caller& caller, std::optional<int> seat, bool creating, TableTime now,
+            Outbox& out);
+  void watch(const Caller& caller, TableTime now, Outbox& out);
+  void leave(const Caller& caller, TableTime now, Outbox& out);
+  void add_bot(const Caller& caller, int seat, const std::string& strategy, TableTime now,
+               Outbox& out);
+  void start(const Caller& caller, TableTime now, Outbox& out);
+  void chat(const Caller& caller, const std::string& text, TableTime now, Outbox& out);
+  void move(const Caller& caller, Json move, std::optional<std::int64_t> seq, TableTime now,
+            Outbox& out);
+  void legal_moves(const Caller& caller, Outbox& out);
+
+  // ---- presence and time (table_time.cpp) ----
+  // A member's connection went away or came back. `resumed`: they said hello again with
+  // their token, and get the room and the whole state pushed.
+  void presence_changed(const std::shared_ptr<Player>& player, bool connected, bool resumed,
+                        TableTime now, Outbox& out);
+  // When advance() next has something to do: a bot's move, a turn clock or a grace period
+  // running out. nullopt: nothing until a request comes.
+  std::optional<Clock::time_point> next_deadline() const;
+  // Does whatever is due at `now`.
+  void advance(TableTime now, Outbox& out);
+  // Whether the room should go (finished long ago, or nobody connected and idle); if so
+  // puts its farewell in `out` and sets out.remove.
+  void sweep(TableTime now, Outbox& out);
+
+  // ---- the store (table_record.cpp) ----
+  // The store completed the oldest gating write. A failure stops the game, visibly.
+  void durable(bool ok, Outbox& out);
+  // The room's record as the store keeps it.
+  RoomRecord record() const;
+  // Rebuilds the table from its stored record and moves, before anyone can reach it.
+  // `find_player` looks a stored player id up. Returns false when the game no longer replays
+  // identically under this engine: the room is then frozen.
+  bool restore(const LoadedRoom& stored,
+               const std::function<std::shared_ptr<Player>(const std::string&)>& find_player,
+               TableTime now);
+  // After restore(): open-room count, grace periods, clocks and bots for the recovered state.
+  void resume_after_restore(TableTime now, Outbox& out);
+
+ private:
+  struct Occupant {
+    std::shared_ptr<Player> player;  // null for a bot added with add_bot
+    std::string name;
+    bool connected = false;
+    std::unique_ptr<bots::Strategy> bot;     // set while a bot plays this seat
+    std::optional<Clock::time_point> grace;  // the player is away; a bot takes over then
+  };
+  struct Spectator {
+    std::shared_ptr<Player> player;
+    bool connected = true;
+  };
+  enum class MoveBy { kPlayer, kBot, kTimeout };
+
+  // table.cpp: the game's lifecycle.
+  // The one path of an accepted move. `caller`: the player who moved (gets the ok).
+  bool accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, TableTime now,
+                   Outbox& out);
+  void begin_game(TableTime now, Outbox& out);
+  void after_accepted(std::string_view events, TableTime now, Outbox& out);
+  void finish_game(TableTime now, Outbox& out);
+  void freeze(std::string_view why, Outbox& out);
+  void count_open(bool open, Outbox& out);
+
+  // table_time.cpp
+  void schedule_bots(TableTime now);
+  void run_bots(TableTime now, Outbox& out);
+  void arm_turn_clock(TableTime now);
+  void on_turn_timeout(TableTime now, Outbox& out);
+  Json timeout_move(Seat seat);
+  void hand_seat_to_bot(Occupant& occupant);
+  std::optional<protocol::TurnDeadline> deadline(TableTime now) const;
+
+  // table_pushes.cpp: membership and what members are sent.
+  std::optional<int> seat_of(const Player& player) const;
+  Spectator* spectator_of(const Player& player);
+  bool is_member(const Player& player) const;
+  bool any_human_connected() const;
+  protocol::RoomSummary summary() const;
+  // The room push to every member and the lobby's summary; `persist`: store the record too.
+  void publish_room(Outbox& out, bool persist = true);
+  void push_room_to(const std::shared_ptr<Player>& player, Outbox& out);
+  void push_state_to(const std::shared_ptr<Player>& player, TableTime now, Outbox& out);
+  void broadcast_state(std::string_view events, TableTime now, Outbox& out);
+  void send_to_members(const Frame& frame, Outbox& out);
+  void send_to(const std::shared_ptr<Player>& player, Frame frame, Outbox& out);
+  void reply(const Caller& caller, std::string message, Outbox& out);
+  void reply_error(const Caller& caller, protocol::ErrorCode code, const std::string& message,
+                   Outbox& out);
+  // An engine's own refusal code (e.g. "must_include_lowest"), forwarded unchanged.
+  void reply_refusal(const Caller& caller, const MoveResult& refusal, Outbox& out);
+  void reply_ok(const Caller& caller, std::optional<std::int64_t> seq, Outbox& out);
+
+  // table_record.cpp
+  void persist_move(Seat seat, Json move, TableTime now, Outbox& out);
+  void persist_room(Outbox& out, bool gate_frames = false);
+
+  TableSetup setup_;
+  TableTimings timings_;
+  Metrics& metrics_;
+
+  RoomStatus status_ = RoomStatus::kWaiting;
+  std::vector<std::optional<Occupant>> seats_;
+  std::vector<Spectator> spectators_;
+  std::unique_ptr<Game> game_;
+  std::int64_t seq_ = 0;
+  std::size_t moves_in_game_ = 0;  // moves accepted in this game (the store keeps the moves)
+  int game_number_ = 0;            // 1, 2, ... for each (re)start
+  std::uint64_t seed_ = 0;
+  std::int64_t start_seq_ = 0;
+  UnixMillis created_ms_ = 0;
+  UnixMillis game_started_ms_ = 0;
+  std::optional<UnixMillis> finished_ms_;
+  bool counted_open_ = true;  // the lobby counted this room for its creator when creating it
+  WriteAheadGate gate_;
+  Rng bot_rng_;
+  std::optional<Clock::time_point> bot_due_;
+  struct TurnClock {
+    Clock::time_point at;
+    UnixMillis at_unix_ms = 0;
+  };
+  std::optional<TurnClock> turn_clock_;
+  Clock::time_point last_activity_;
+  Clock::time_point finished_at_{};
+  // broadcast_state's lists, kept from move to move so that it allocates none.
+  std::vector<Seat> view_seats_;
+  std::vector<std::shared_ptr<Player>> view_players_;  // null for the spectators' view
+  std::vector<std::string> view_texts_;
+  std::vector<std::string*> view_outs_;
+};
+
+}  // namespace parlor::server

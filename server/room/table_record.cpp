@@ -1,0 +1,152 @@
+// The table and the store: what it writes (the room record, each accepted move with a
+// state-hash checkpoint every few moves), what a failed write does, and how a table is
+// rebuilt from what was stored.
+#include "server/log.h"
+#include "server/room/table.h"
+
+namespace parlor::server {
+namespace {
+
+constexpr std::size_t kHashEvery = 16;  // moves between stored state-hash checkpoints
+
+StoredRoomStatus stored_status(RoomStatus status) {
+  switch (status) {
+    case RoomStatus::kWaiting:
+      return StoredRoomStatus::kWaiting;
+    case RoomStatus::kPlaying:
+      return StoredRoomStatus::kPlaying;
+    case RoomStatus::kFinished:
+    case RoomStatus::kFrozen:
+      return StoredRoomStatus::kFinished;
+  }
+  return StoredRoomStatus::kFinished;
+}
+
+}  // namespace
+
+void Table::persist_move(Seat seat, Json move, TableTime now, Outbox& out) {
+  if (!setup_.persistent) return;
+  MoveRecord record{id(), game_number_, seq_, seat, std::move(move), now.unix_ms, std::nullopt};
+  // A checkpoint every few moves and at the end lets recovery notice an engine that no
+  // longer replays the log identically.
+  if (moves_in_game_ % kHashEvery == 0 || game_->finished())
+    record.state_hash = game_->state_hash();
+  gate_.write(out, {std::move(record), /*gating=*/true});
+}
+
+void Table::persist_room(Outbox& out, bool gate_frames) {
+  if (!setup_.persistent) return;
+  gate_.write(out, {record(), gate_frames});
+}
+
+void Table::durable(bool ok, Outbox& out) {
+  if (!ok && status_ == RoomStatus::kPlaying) {
+    // Never acknowledge what is not stored: the game stops here, visibly.
+    gate_.drop_held();  // nothing that waited for the write may go out
+    gate_.durable(out);
+    freeze("a move could not be stored", out);
+    return;
+  }
+  gate_.durable(out);
+}
+
+RoomRecord Table::record() const {
+  RoomRecord out;
+  out.id = id();
+  out.kind = setup_.game->kind;
+  out.seats = setup_.seats;
+  out.game_options = setup_.game_options;
+  out.room_options = room_options_json(setup_.options);
+  if (setup_.creator) out.creator_id = setup_.creator->id();
+  for (const auto& occupant : seats_) {
+    if (!occupant) {
+      out.occupants.emplace_back(std::nullopt);
+      continue;
+    }
+    SeatRecord seat;
+    if (occupant->player) seat.player_id = occupant->player->id();
+    seat.name = occupant->name;
+    if (occupant->bot) seat.bot = std::string(occupant->bot->name());
+    out.occupants.emplace_back(std::move(seat));
+  }
+  out.status = stored_status(status_);
+  out.created_ms = created_ms_;
+  out.finished_ms = finished_ms_;
+  out.game_number = game_number_;
+  out.seed = seed_;
+  out.start_seq = start_seq_;
+  out.game_started_ms = game_started_ms_;
+  return out;
+}
+
+bool Table::restore(const LoadedRoom& stored,
+                    const std::function<std::shared_ptr<Player>(const std::string&)>& find_player,
+                    TableTime now) {
+  const RoomRecord& r = stored.room;
+  created_ms_ = r.created_ms;
+  game_number_ = r.game_number;
+  seed_ = r.seed;
+  start_seq_ = r.start_seq;
+  game_started_ms_ = r.game_started_ms;
+  seq_ = stored.moves.empty() ? r.start_seq : stored.moves.back().seq;
+  for (std::size_t s = 0; s < seats_.size() && s < r.occupants.size(); ++s) {
+    const auto& seat = r.occupants[s];
+    if (!seat) continue;
+    // Everyone is disconnected after a restart.
+    Occupant occupant{nullptr, seat->name, false, nullptr, std::nullopt};
+    if (seat->player_id) occupant.player = find_player(*seat->player_id);
+    if (!occupant.player && seat->bot) {
+      occupant.bot = bots::make_strategy(*seat->bot, setup_.game->kind);
+    }
+    if (!occupant.player && !occupant.bot) {
+      occupant.bot = bots::make_strategy("random", setup_.game->kind);  // its player is gone
+    }
+    seats_[s] = std::move(occupant);
+  }
+  if (r.status != StoredRoomStatus::kPlaying) return true;
+  status_ = RoomStatus::kPlaying;
+  game_ = setup_.game->create(setup_.game_options, setup_.seats, seed_);
+  for (const MoveRecord& m : stored.moves) {
+    MoveResult result = game_->apply(m.seat, m.move);
+    std::string broken;
+    if (!result.ok()) {
+      broken = "is refused (" + result.code() + ")";
+    } else if (m.state_hash && *m.state_hash != game_->state_hash()) {
+      broken = "reaches a different state";
+    }
+    if (!broken.empty()) {
+      log_error("room " + id() + ": stored move " + std::to_string(m.seq) + " " + broken +
+                " under this engine; the room is frozen");
+      status_ = RoomStatus::kFrozen;
+      return false;
+    }
+    ++moves_in_game_;
+  }
+  if (game_->finished()) {
+    status_ = RoomStatus::kFinished;
+    finished_ms_ = now.unix_ms;
+    finished_at_ = now.steady;  // retention counts from the recovery
+    counted_open_ = false;
+  }
+  return true;
+}
+
+void Table::resume_after_restore(TableTime now, Outbox& out) {
+  if (counted_open_ && setup_.creator) out.open_rooms_delta += 1;
+  for (auto& occupant : seats_) {
+    if (occupant && occupant->player) out.memberships.push_back({occupant->player, true});
+  }
+  if (status_ != RoomStatus::kPlaying) return publish_room(out);
+  // The grace periods start now, and the turn clock restarts in full so nobody loses time
+  // to the outage.
+  for (auto& occupant : seats_) {
+    if (occupant && occupant->player && !occupant->bot) {
+      occupant->grace = now.steady + setup_.options.grace;
+    }
+  }
+  publish_room(out);
+  arm_turn_clock(now);
+  schedule_bots(now);
+}
+
+}  // namespace parlor::server

@@ -1,0 +1,165 @@
+// What the table does as time passes: grace periods of absent players, bot stand-ins, the
+// turn clock, and the decision to sweep the room away. Deadlines are values; the Room actor
+// arms one timer for next_deadline() and calls advance() when it fires.
+#include <algorithm>
+
+#include "server/log.h"
+#include "server/room/table.h"
+
+namespace parlor::server {
+
+void Table::presence_changed(const std::shared_ptr<Player>& player, bool connected, bool resumed,
+                             TableTime now, Outbox& out) {
+  if (!is_member(*player)) return;
+  last_activity_ = now.steady;
+  if (Spectator* spectator = spectator_of(*player)) spectator->connected = connected;
+  if (auto seat = seat_of(*player)) {
+    auto& occupant = *seats_[static_cast<std::size_t>(*seat)];
+    occupant.connected = connected;
+    if (connected) {
+      // Back: the player takes the seat over from its stand-in bot.
+      occupant.grace.reset();
+      if (occupant.bot) {
+        occupant.bot.reset();
+        log_info("room " + id() + ": " + player->id() + " is back at seat " +
+                 std::to_string(*seat));
+        if (!turn_clock_) arm_turn_clock(now);  // a human to act again: a clock for them
+      }
+    } else if (status_ == RoomStatus::kPlaying && !occupant.bot && !occupant.grace) {
+      occupant.grace = now.steady + setup_.options.grace;
+    }
+  }
+  publish_room(out);  // the `connected` flags changed; a resumed player gets the room too
+  if (resumed && game_) push_state_to(player, now, out);
+}
+
+std::optional<Clock::time_point> Table::next_deadline() const {
+  std::optional<Clock::time_point> next = bot_due_;
+  auto consider = [&](Clock::time_point at) {
+    if (!next || at < *next) next = at;
+  };
+  if (turn_clock_) consider(turn_clock_->at);
+  for (const auto& occupant : seats_) {
+    if (occupant && occupant->grace) consider(*occupant->grace);
+  }
+  return next;
+}
+
+void Table::advance(TableTime now, Outbox& out) {
+  // Grace periods first: a seat whose player stayed away gets its bot before bots move.
+  for (std::size_t s = 0; s < seats_.size(); ++s) {
+    auto& occupant = seats_[s];
+    if (!occupant || !occupant->grace || *occupant->grace > now.steady) continue;
+    occupant->grace.reset();
+    if (status_ != RoomStatus::kPlaying || occupant->connected || !occupant->player) continue;
+    hand_seat_to_bot(*occupant);
+    log_info("room " + id() + ": a bot plays seat " + std::to_string(s) +
+             " until its player returns");
+    publish_room(out);
+    schedule_bots(now);
+  }
+  if (turn_clock_ && turn_clock_->at <= now.steady) on_turn_timeout(now, out);
+  if (bot_due_ && *bot_due_ <= now.steady) {
+    bot_due_.reset();
+    run_bots(now, out);
+  }
+}
+
+void Table::hand_seat_to_bot(Occupant& occupant) {
+  occupant.grace.reset();
+  occupant.bot = bots::make_best_strategy(setup_.game->kind);
+}
+
+void Table::schedule_bots(TableTime now) {
+  if (status_ != RoomStatus::kPlaying || bot_due_) return;
+  for (Seat s : game_->to_act()) {
+    if (seats_[static_cast<std::size_t>(s)]->bot) {
+      bot_due_ = now.steady + timings_.bot_delay;
+      return;
+    }
+  }
+}
+
+void Table::run_bots(TableTime now, Outbox& out) {
+  if (status_ != RoomStatus::kPlaying) return;
+  for (Seat s : game_->to_act()) {
+    auto& occupant = seats_[static_cast<std::size_t>(s)];
+    if (!occupant->bot) continue;
+    // The bot sees what its seat sees, nothing more.
+    Json move = occupant->bot->choose(game_->view(s), game_->prompt(s), bot_rng_);
+    if (accept_move(s, std::move(move), MoveBy::kBot, nullptr, now, out)) {
+      return;  // after_accepted schedules the next bot
+    }
+    occupant->bot.reset();  // a bot that breaks the rules stops playing
+  }
+}
+
+void Table::arm_turn_clock(TableTime now) {
+  if (setup_.options.turn_seconds.count() == 0) return;  // no clock: nothing to arm
+  turn_clock_.reset();
+  if (status_ != RoomStatus::kPlaying) return;
+  const auto to_act = game_->to_act();
+  const bool human_to_act = std::any_of(to_act.begin(), to_act.end(), [&](Seat s) {
+    return !seats_[static_cast<std::size_t>(s)]->bot;
+  });
+  if (!human_to_act) return;
+  turn_clock_ = TurnClock{now.steady + setup_.options.turn_seconds,
+                          now.unix_ms + std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            setup_.options.turn_seconds)
+                                            .count()};
+}
+
+// Whichever of a late move and the clock reaches the table first wins: a move accepted
+// before advance() re-armed the clock for the next turn, and a move after the timeout meets
+// a changed seq (stale_state) or another turn.
+void Table::on_turn_timeout(TableTime now, Outbox& out) {
+  turn_clock_.reset();
+  if (status_ != RoomStatus::kPlaying) return;
+  for (Seat s : game_->to_act()) {
+    if (seats_[static_cast<std::size_t>(s)]->bot) continue;
+    accept_move(s, timeout_move(s), MoveBy::kTimeout, nullptr, now, out);
+    return;
+  }
+}
+
+Json Table::timeout_move(Seat seat) {
+  const Json prompt = game_->prompt(seat);
+  if (setup_.options.on_timeout == OnTimeout::kBot) {
+    return bots::make_best_strategy(setup_.game->kind)->choose(game_->view(seat), prompt, bot_rng_);
+  }
+  return bots::pass_or_first_legal(prompt);
+}
+
+std::optional<protocol::TurnDeadline> Table::deadline(TableTime now) const {
+  if (!turn_clock_) return std::nullopt;
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(turn_clock_->at - now.steady);
+  return protocol::TurnDeadline{turn_clock_->at_unix_ms, std::max<std::int64_t>(0, left.count())};
+}
+
+void Table::sweep(TableTime now, Outbox& out) {
+  const bool finished_long_ago = status_ == RoomStatus::kFinished &&
+                                 now.steady - finished_at_ > timings_.finished_room_retention;
+  const bool abandoned =
+      !any_human_connected() && now.steady - last_activity_ > timings_.empty_room_timeout;
+  if (!finished_long_ago && !abandoned) return;
+  bot_due_.reset();
+  turn_clock_.reset();
+  for (auto& occupant : seats_) {
+    if (!occupant) continue;
+    occupant->grace.reset();
+    if (occupant->player) out.memberships.push_back({occupant->player, false});
+  }
+  for (const auto& spectator : spectators_) out.memberships.push_back({spectator.player, false});
+  count_open(false, out);
+  if (setup_.persistent && status_ != RoomStatus::kFinished) {
+    RoomRecord abandoned_record = record();
+    abandoned_record.status = StoredRoomStatus::kAbandoned;
+    gate_.write(out, {std::move(abandoned_record), false});
+  }
+  log_info("room " + id() + " removed (" + (finished_long_ago ? "finished" : "nobody connected") +
+           ")");
+  out.remove = true;
+}
+
+}  // namespace parlor::server
