@@ -1,0 +1,412 @@
+// The room table without sockets, strands or sleeping: requests and time go in as values,
+// and what the table decided comes out in its Outbox. Big Two at four seats throughout.
+#include "server/room/table.h"
+
+#include <gtest/gtest.h>
+
+#include "games/registry.h"
+#include "server/metrics.h"
+
+namespace parlor::server {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A connection only as an address for replies: the table never calls it.
+class Address : public Connection {
+ public:
+  void send(Frame) override { ADD_FAILURE() << "the table sent on a connection itself"; }
+  void close(std::uint16_t, std::string) override {}
+};
+
+struct Client {
+  std::shared_ptr<Player> player;
+  std::shared_ptr<Connection> connection = std::make_shared<Address>();
+  Caller caller(int re = 1) const { return Caller{player, connection, re, {}}; }
+};
+
+Json payload(const Delivery& d) { return Json::parse(d.frame->payload()); }
+
+class TableTest : public ::testing::Test {
+ protected:
+  TableTest() {
+    for (int i = 0; i < 4; ++i) {
+      clients.push_back({std::make_shared<Player>("p" + std::to_string(i),
+                                                  "Player " + std::to_string(i), TokenHash{})});
+    }
+    make_table({}, false);
+  }
+
+  // A new table with these room options, for the players above.
+  void make_table(RoomOptions options, bool persistent) {
+    TableSetup setup;
+    setup.id = "r1";
+    setup.game = find_game("bigtwo");
+    setup.seats = 4;
+    setup.game_options = Json::object();
+    std::string error;
+    setup.game_options = *normalize_options(setup.game->options, Json::object(), error);
+    setup.options = options;
+    setup.creator = clients[0].player;
+    setup.persistent = persistent;
+    setup.draw_seed = [seed = std::uint64_t{7}]() mutable { return seed++; };
+    table = std::make_unique<Table>(std::move(setup), TableTimings{400ms, 600s, 3600s}, metrics, 1,
+                                    at(0s));
+  }
+
+  TableTime at(std::chrono::milliseconds since_start) const {
+    return {start + since_start, 1'700'000'000'000 + since_start.count()};
+  }
+
+  // Outbox of one call, cleared first.
+  Outbox& fresh() {
+    out.clear();
+    return out;
+  }
+
+  // Every seat filled by a player, and the game started.
+  void seat_all_and_start(std::chrono::milliseconds when = 0ms) {
+    for (auto& c : clients) table->join(c.caller(), std::nullopt, false, at(when), fresh());
+    table->start(clients[0].caller(), at(when), fresh());
+    ASSERT_EQ(table->status(), RoomStatus::kPlaying);
+  }
+
+  Seat seat_to_act() const { return table->game()->to_act().front(); }
+  Json least_move(Seat seat) const {
+    return bots::pass_or_first_legal(table->game()->prompt(seat));
+  }
+  // The seat to act plays its least move at `when`.
+  void play_one(std::chrono::milliseconds when) {
+    const Seat seat = seat_to_act();
+    table->move(clients[static_cast<std::size_t>(seat)].caller(), least_move(seat), table->seq(),
+                at(when), fresh());
+  }
+
+  std::vector<Json> frames_to(const Player& player) const {
+    std::vector<Json> frames;
+    for (const Delivery& d : out.deliveries) {
+      if (d.player.get() == &player) frames.push_back(payload(d));
+    }
+    return frames;
+  }
+  std::vector<Json> replies() const {
+    std::vector<Json> frames;
+    for (const Delivery& d : out.deliveries) {
+      if (d.connection) frames.push_back(payload(d));
+    }
+    return frames;
+  }
+
+  Clock::time_point start = Clock::time_point{} + 1000h;
+  Metrics metrics;
+  std::vector<Client> clients;
+  std::unique_ptr<Table> table;
+  Outbox out;
+};
+
+TEST_F(TableTest, SeatsFirstFreeOrChosenAndRefusesTakenOrFull) {
+  table->join(clients[0].caller(), 2, false, at(0s), fresh());
+  ASSERT_EQ(replies().size(), 1u);
+  EXPECT_EQ(replies()[0], Json({{"type", "joined"}, {"re", 1}, {"room", "r1"}, {"seat", 2}}));
+  ASSERT_EQ(out.memberships.size(), 1u);
+  EXPECT_TRUE(out.memberships[0].member);
+  ASSERT_TRUE(out.summary);
+  EXPECT_EQ(out.summary->seats[2]->player, "p0");
+
+  table->join(clients[1].caller(7), 2, false, at(0s), fresh());
+  EXPECT_EQ(replies()[0]["code"], "seat_taken");
+  EXPECT_EQ(replies()[0]["re"], 7);
+  EXPECT_TRUE(out.memberships.empty());
+
+  table->join(clients[1].caller(), std::nullopt, false, at(0s), fresh());
+  EXPECT_EQ(replies()[0]["seat"], 0);
+  table->join(clients[2].caller(), std::nullopt, false, at(0s), fresh());
+  table->join(clients[3].caller(), std::nullopt, false, at(0s), fresh());
+  auto extra = std::make_shared<Player>("p9", "Late", TokenHash{});
+  table->join(Client{extra}.caller(), std::nullopt, false, at(0s), fresh());
+  EXPECT_EQ(replies()[0]["code"], "room_full");
+
+  // Joining again answers with the seat already held.
+  table->join(clients[0].caller(), std::nullopt, false, at(0s), fresh());
+  EXPECT_EQ(replies()[0]["seat"], 2);
+}
+
+TEST_F(TableTest, ASpectatorWhoSitsDownStopsWatching) {
+  table->watch(clients[0].caller(), at(0s), fresh());
+  EXPECT_EQ(out.summary->spectators, 1);
+  table->join(clients[0].caller(), std::nullopt, false, at(0s), fresh());
+  EXPECT_EQ(out.summary->spectators, 0);
+  table->watch(clients[0].caller(), at(0s), fresh());
+  EXPECT_EQ(replies()[0]["code"], "not_allowed");
+}
+
+TEST_F(TableTest, StartNeedsEverySeatThenDealsToEachPlayerTheirOwnHand) {
+  table->join(clients[0].caller(), std::nullopt, false, at(0s), fresh());
+  table->start(clients[0].caller(), at(0s), fresh());
+  EXPECT_EQ(replies()[0]["code"], "not_allowed");
+  EXPECT_EQ(table->status(), RoomStatus::kWaiting);
+
+  for (std::size_t i = 1; i < 4; ++i) {
+    table->join(clients[i].caller(), std::nullopt, false, at(0s), fresh());
+  }
+  table->start(clients[1].caller(), at(0s), fresh());
+  EXPECT_EQ(table->status(), RoomStatus::kPlaying);
+  EXPECT_EQ(replies().back(), Json({{"type", "ok"}, {"re", 1}}));
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto frames = frames_to(*clients[i].player);
+    ASSERT_FALSE(frames.empty());
+    const Json& state = frames.back();
+    EXPECT_EQ(state["type"], "state");
+    EXPECT_EQ(state["view"]["you"], static_cast<int>(i));
+    EXPECT_EQ(state["view"]["hand"].size(), 13u);
+    EXPECT_EQ(state["events"], Json::parse(R"([{"type":"start"}])"));
+  }
+  table->start(clients[1].caller(), at(0s), fresh());
+  EXPECT_EQ(replies()[0]["code"], "already_started");
+}
+
+TEST_F(TableTest, AMoveIsRefusedWithTheEnginesCodeAndChangesNothing) {
+  seat_all_and_start();
+  const std::int64_t seq = table->seq();
+  const Seat seat = seat_to_act();
+  const Seat other = static_cast<Seat>((seat + 1) % 4);
+  table->move(clients[static_cast<std::size_t>(other)].caller(), least_move(seat), std::nullopt,
+              at(1s), fresh());
+  ASSERT_EQ(out.deliveries.size(), 1u);
+  EXPECT_EQ(replies()[0]["code"], "not_your_turn");
+  table->move(clients[static_cast<std::size_t>(seat)].caller(), least_move(seat), seq - 1, at(1s),
+              fresh());
+  EXPECT_EQ(replies()[0]["code"], "stale_state");
+  EXPECT_EQ(table->seq(), seq);
+
+  play_one(2s);
+  EXPECT_EQ(table->seq(), seq + 1);
+  EXPECT_EQ(replies()[0], Json({{"type", "ok"}, {"re", 1}, {"seq", seq + 1}}));
+  EXPECT_TRUE(out.accepted_move_received);
+  // The ok goes out before anyone's state push.
+  EXPECT_TRUE(out.deliveries.front().connection);
+}
+
+TEST_F(TableTest, AnAbsentPlayersSeatGoesToABotAfterGraceAndComesBack) {
+  RoomOptions options;
+  options.grace = 30s;
+  make_table(options, false);
+  seat_all_and_start();
+  const Seat away = static_cast<Seat>((seat_to_act() + 1) % 4);
+  const auto& player = clients[static_cast<std::size_t>(away)].player;
+  table->presence_changed(player, false, false, at(1s), fresh());
+  EXPECT_FALSE(out.summary->seats[static_cast<std::size_t>(away)]->connected);
+  ASSERT_EQ(table->next_deadline(), start + 31s);
+
+  table->advance(at(30s), fresh());  // not yet
+  EXPECT_FALSE(out.summary);
+  table->advance(at(31s), fresh());
+  ASSERT_TRUE(out.summary);
+  EXPECT_TRUE(out.summary->seats[static_cast<std::size_t>(away)]->bot);
+
+  // The others play until the bot's turn; the bot moves bot_delay after it comes.
+  while (seat_to_act() != away) play_one(32s);
+  const std::int64_t before = table->seq();
+  ASSERT_EQ(table->next_deadline(), start + 32s + 400ms);
+  table->advance(at(32s + 400ms), fresh());
+  EXPECT_EQ(table->seq(), before + 1);
+
+  // Back: the seat is the player's again, and no bot moves for it.
+  table->presence_changed(player, true, true, at(40s), fresh());
+  EXPECT_FALSE(out.summary->seats[static_cast<std::size_t>(away)]->bot);
+  EXPECT_FALSE(frames_to(*player).empty());  // the room and the whole state
+  EXPECT_EQ(frames_to(*player).back()["type"], "state");
+}
+
+class ClockTest : public TableTest {
+ protected:
+  ClockTest() {
+    RoomOptions options;
+    options.turn_seconds = 20s;
+    options.on_timeout = OnTimeout::kPass;
+    make_table(options, false);
+  }
+};
+
+TEST_F(ClockTest, TheClockMovesForASeatThatRunsOutOfTime) {
+  seat_all_and_start(0s);
+  ASSERT_EQ(table->next_deadline(), start + 20s);
+  const std::int64_t seq = table->seq();
+  const Seat seat = seat_to_act();
+  EXPECT_EQ(frames_to(*clients[static_cast<std::size_t>(seat)].player).back()["deadline_ms"],
+            20000);
+  table->advance(at(20s), fresh());
+  EXPECT_EQ(table->seq(), seq + 1);
+  const Json state = frames_to(*clients[0].player).back();
+  EXPECT_EQ(state["events"].back(), Json({{"type", "timeout"}, {"seat", seat}}));
+  // The next seat's clock runs from the timeout.
+  EXPECT_EQ(table->next_deadline(), start + 40s);
+}
+
+TEST_F(ClockTest, ALateMoveBeforeTheTimeoutIsHandledWins) {
+  seat_all_and_start(0s);
+  const std::int64_t seq = table->seq();
+  play_one(21s);  // past the deadline, but the clock has not been handled yet
+  EXPECT_EQ(replies()[0]["type"], "ok");
+  table->advance(at(21s), fresh());  // the old deadline: nothing to do any more
+  EXPECT_EQ(table->seq(), seq + 1);
+  EXPECT_EQ(table->next_deadline(), start + 41s);
+}
+
+TEST_F(ClockTest, AMoveAfterTheTimeoutIsStale) {
+  seat_all_and_start(0s);
+  const std::int64_t seq = table->seq();
+  const Seat seat = seat_to_act();
+  const Json move = least_move(seat);
+  table->advance(at(20s), fresh());
+  table->move(clients[static_cast<std::size_t>(seat)].caller(), move, seq, at(20s), fresh());
+  EXPECT_EQ(replies()[0]["code"], "stale_state");
+  EXPECT_EQ(table->seq(), seq + 1);
+}
+
+class DurableTest : public TableTest {
+ protected:
+  DurableTest() { make_table({}, /*persistent=*/true); }
+
+  std::vector<MoveRecord> moves_written() const {
+    std::vector<MoveRecord> moves;
+    for (const StoreWrite& w : out.writes) {
+      if (auto* m = std::get_if<MoveRecord>(&w.record)) moves.push_back(*m);
+    }
+    return moves;
+  }
+};
+
+TEST_F(DurableTest, NoFrameRevealsAMoveBeforeItIsStored) {
+  seat_all_and_start();
+  ASSERT_EQ(table->gate().outstanding(), 1);  // the new deal's seed
+  EXPECT_TRUE(out.deliveries.empty()) << "the deal or the ok left before the seed was stored";
+  table->durable(true, fresh());
+  EXPECT_FALSE(frames_to(*clients[0].player).empty());
+  EXPECT_EQ(replies().size(), 1u);  // start's ok
+
+  play_one(1s);
+  ASSERT_EQ(moves_written().size(), 1u);
+  EXPECT_TRUE(out.writes.front().gating);
+  EXPECT_TRUE(out.deliveries.empty());
+  table->durable(true, fresh());
+  ASSERT_FALSE(out.deliveries.empty());
+  EXPECT_EQ(payload(out.deliveries.front())["type"], "ok");  // in the order they were made
+  EXPECT_EQ(frames_to(*clients[0].player).back()["type"], "state");
+}
+
+TEST_F(DurableTest, AFailedWriteStopsTheGameAndNothingItHeldGoesOut) {
+  seat_all_and_start();
+  table->durable(true, fresh());
+  play_one(1s);
+  table->durable(false, fresh());
+  EXPECT_EQ(table->status(), RoomStatus::kFrozen);
+  for (const Delivery& d : out.deliveries) {
+    const Json frame = payload(d);
+    EXPECT_NE(frame["type"], "ok");
+    EXPECT_NE(frame["type"], "state");
+  }
+  EXPECT_EQ(frames_to(*clients[0].player).front()["code"], "internal_error");
+  EXPECT_EQ(out.summary->status, RoomStatus::kFrozen);
+}
+
+TEST_F(DurableTest, ARecordAndItsMovesRestoreTheSameTable) {
+  seat_all_and_start();
+  LoadedRoom stored;
+  for (int i = 0; i < 20; ++i) {
+    table->durable(true, fresh());
+    play_one(std::chrono::seconds(i + 1));
+    for (MoveRecord& m : moves_written()) stored.moves.push_back(std::move(m));
+  }
+  ASSERT_EQ(stored.moves.size(), 20u);
+  EXPECT_TRUE(stored.moves[15].state_hash) << "a checkpoint every 16 moves";
+  stored.room = table->record();
+
+  auto rebuild = [&](const LoadedRoom& room) {
+    TableSetup setup;
+    setup.id = "r1";
+    setup.game = find_game("bigtwo");
+    setup.seats = 4;
+    setup.game_options = room.room.game_options;
+    setup.options = room_options_from_json(room.room.room_options);
+    setup.creator = clients[0].player;
+    setup.persistent = true;
+    auto restored = std::make_unique<Table>(std::move(setup), TableTimings{}, metrics, 2, at(100s));
+    const bool intact = restored->restore(
+        room,
+        [&](const std::string& id) {
+          for (auto& c : clients) {
+            if (c.player->id() == id) return c.player;
+          }
+          return std::shared_ptr<Player>();
+        },
+        at(100s));
+    return std::pair{intact, std::move(restored)};
+  };
+  auto [intact, restored] = rebuild(stored);
+  ASSERT_TRUE(intact);
+  EXPECT_EQ(restored->seq(), table->seq());
+  EXPECT_EQ(restored->game()->state_hash(), table->game()->state_hash());
+  EXPECT_EQ(restored->record().seed, stored.room.seed);
+  ASSERT_EQ(restored->record().occupants.size(), 4u);
+  for (std::size_t s = 0; s < 4; ++s) {
+    EXPECT_EQ(restored->record().occupants[s]->player_id, stored.room.occupants[s]->player_id);
+  }
+
+  // After a restart everyone is away: grace periods start, for the game to go on.
+  restored->resume_after_restore(at(100s), fresh());
+  EXPECT_EQ(out.memberships.size(), 4u);
+  EXPECT_EQ(out.open_rooms_delta, 1);
+  EXPECT_EQ(restored->next_deadline(), start + 160s);
+
+  // A log the engine no longer agrees with freezes the room instead of diverging.
+  LoadedRoom tampered = stored;
+  tampered.moves[15].state_hash = *tampered.moves[15].state_hash + 1;
+  auto [still_intact, frozen] = rebuild(tampered);
+  EXPECT_FALSE(still_intact);
+  EXPECT_EQ(frozen->status(), RoomStatus::kFrozen);
+}
+
+TEST_F(TableTest, SweepsAnAbandonedRoomAndAFinishedOneAfterRetention) {
+  table->join(clients[0].caller(), std::nullopt, false, at(0s), fresh());
+  table->sweep(at(599s), fresh());
+  EXPECT_FALSE(out.remove) << "someone is connected";
+  table->presence_changed(clients[0].player, false, false, at(0s), fresh());
+  table->sweep(at(599s), fresh());
+  EXPECT_FALSE(out.remove) << "not idle for long enough";
+  table->sweep(at(601s), fresh());
+  EXPECT_TRUE(out.remove);
+  ASSERT_EQ(out.memberships.size(), 1u);
+  EXPECT_FALSE(out.memberships[0].member);
+  EXPECT_EQ(out.open_rooms_delta, -1);
+}
+
+TEST_F(TableTest, BotsPlayAWholeGameOnTheClockOfTheirDelay) {
+  table->join(clients[0].caller(), 0, false, at(0s), fresh());
+  table->add_bot(clients[0].caller(), 1, "nonsense", at(0s), fresh());
+  EXPECT_EQ(replies()[0]["code"], "unknown_strategy");
+  for (int seat = 1; seat < 4; ++seat) {
+    table->add_bot(clients[0].caller(), seat, "random", at(0s), fresh());
+    EXPECT_EQ(replies()[0]["type"], "ok");
+  }
+  table->add_bot(clients[0].caller(), 1, "random", at(0s), fresh());
+  EXPECT_EQ(replies()[0]["code"], "seat_taken");
+  table->start(clients[0].caller(), at(0s), fresh());
+  // The player always plays their least move; bots move when the table's clock says so.
+  auto now = 0ms;
+  for (int step = 0; step < 2000 && table->status() == RoomStatus::kPlaying; ++step) {
+    if (seat_to_act() == 0) {
+      play_one(now);
+    } else {
+      ASSERT_TRUE(table->next_deadline());
+      now = std::chrono::duration_cast<std::chrono::milliseconds>(*table->next_deadline() - start);
+      table->advance(at(now), fresh());
+    }
+  }
+  EXPECT_EQ(table->status(), RoomStatus::kFinished);
+  EXPECT_FALSE(table->next_deadline());
+  EXPECT_EQ(out.open_rooms_delta, -1);
+}
+
+}  // namespace
+}  // namespace parlor::server
