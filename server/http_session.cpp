@@ -115,13 +115,11 @@ http::response<http::string_body> replay_response(ServerState& state,
   auto reply = [&](http::status status, std::string body) {
     return make_response(request, status, std::move(body), "application/json");
   };
-  if (replay.malformed) {
-    return reply(
-        http::status::bad_request,
-        R"({"error":"bad_request","message":"as and game must be non-negative integers"})");
-  }
   // Over plain HTTP nobody is signed in: only finished games, whose every seat is public.
-  ReplayOutcome outcome = state.replay(replay.room, replay.as, replay.game, nullptr);
+  ReplayOutcome outcome =
+      replay.malformed ? ReplayOutcome{ReplayRefusal{protocol::ErrorCode::kBadRequest,
+                                                     "as and game must be non-negative integers"}}
+                       : state.replay(replay.room, replay.as, replay.game, nullptr);
   if (auto* found = std::get_if<protocol::Replay>(&outcome); found && !found->finished) {
     outcome = ReplayRefusal{protocol::ErrorCode::kNotAllowed,
                             "the game is still on: replays over HTTP are for finished games"};
