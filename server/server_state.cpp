@@ -31,10 +31,10 @@ void ServerState::handle(ClientContext& client, protocol::Request request,
   }
   if (!client.player) {
     return reply_error(client, id, ErrorCode::kHelloRequired,
-                       "say hello first: {\"type\":\"hello\",\"name\":...,\"protocol\":1}");
+                       R"(say hello first: {"type":"hello","name":...,"protocol":1})");
   }
   auto caller = [&] { return Caller{client.player, client.connection, id, received}; };
-  auto send = [&](std::string frame) { client.connection->send(make_frame(std::move(frame))); };
+  auto send = [&](std::string_view frame) { client.connection->send(make_frame(frame)); };
 
   std::visit(
       [&](auto& command) {
@@ -126,7 +126,7 @@ void ServerState::hello(ClientContext& client, const protocol::Hello& request, c
       return;
     }
   } else {
-    return reply_error(client, id, ErrorCode::kBadRequest, "hello needs a \"name\" or a \"token\"");
+    return reply_error(client, id, ErrorCode::kBadRequest, R"(hello needs a "name" or a "token")");
   }
   client.player = player;
   if (auto previous = player->attach(client.connection);

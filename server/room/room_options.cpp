@@ -79,7 +79,7 @@ std::optional<std::string> extract_room_options(Json& options, bool allow_seed, 
   }
   if (auto it = options.find("on_timeout"); it != options.end()) {
     auto rule = on_timeout_from(*it);
-    if (!rule) return "option \"on_timeout\" must be \"bot\" or \"pass\"";
+    if (!rule) return R"(option "on_timeout" must be "bot" or "pass")";
     out.on_timeout = *rule;
     options.erase(it);
   }

@@ -172,7 +172,7 @@ class Table {
   void broadcast_state(std::string_view events, TableTime now, Outbox& out);
   void send_to_members(const Frame& frame, Outbox& out);
   void send_to(const std::shared_ptr<Player>& player, Frame frame, Outbox& out);
-  void reply(const Caller& caller, std::string message, Outbox& out);
+  void reply(const Caller& caller, std::string_view message, Outbox& out);
   void reply_error(const Caller& caller, protocol::ErrorCode code, const std::string& message,
                    Outbox& out);
   // An engine's own refusal code (e.g. "must_include_lowest"), forwarded unchanged.

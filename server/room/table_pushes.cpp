@@ -140,7 +140,7 @@ void Table::send_to(const std::shared_ptr<Player>& player, Frame frame, Outbox& 
   gate_.deliver(out, Delivery{player, nullptr, std::move(frame)});
 }
 
-void Table::reply(const Caller& caller, std::string message, Outbox& out) {
+void Table::reply(const Caller& caller, std::string_view message, Outbox& out) {
   if (!caller.connection) return;
   gate_.deliver(out, Delivery{nullptr, caller.connection, make_frame(message)});
 }
