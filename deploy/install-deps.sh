@@ -11,6 +11,7 @@ packages=(
   libboost1.81-dev nlohmann-json3-dev libssl-dev libsqlite3-dev libmimalloc-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   openssl chromium
+  redis-server libhiredis-dev
 )
 # The machine image may bring its own Node.js (with npm bundled); Debian's npm package would
 # conflict with it, so Debian's Node.js is installed only when there is none.
