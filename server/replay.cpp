@@ -1,5 +1,6 @@
 #include "server/replay.h"
 
+#include "games/core/replay.h"
 #include "games/registry.h"
 
 namespace parlor::server {
@@ -15,10 +16,11 @@ const GameRecord* find_replay_game(const RoomHistory& history, std::optional<int
 
 ReplayOutcome build_replay(const RoomHistory& history, const GameRecord& record,
                            std::optional<Seat> as) {
-  const ReplayRefusal broken{protocol::ErrorCode::kInternalError,
-                             "this game no longer replays under the server's rules engine"};
+  const ReplayRefusal no_longer_replays{
+      protocol::ErrorCode::kInternalError,
+      "this game no longer replays under the server's rules engine"};
   const GameInfo* info = find_game(history.room.kind);
-  if (!info) return broken;
+  if (!info) return no_longer_replays;
   auto game = info->create(history.room.game_options, history.room.seats, record.seed);
   const Seat viewer = as.value_or(kSpectator);
   Json initial = game->full_state();
@@ -34,13 +36,17 @@ ReplayOutcome build_replay(const RoomHistory& history, const GameRecord& record,
   out.steps.reserve(record.moves.size() + 1);
   out.steps.push_back(
       {record.start_seq, std::nullopt, nullptr, game->view(viewer), game->to_act(), nullptr});
-  for (const MoveRecord& move : record.moves) {
-    MoveResult result = game->apply(move.seat, move.move);
-    if (!result.ok()) return broken;
+  std::vector<LoggedMove> log;
+  log.reserve(record.moves.size());
+  for (const MoveRecord& move : record.moves)
+    log.push_back({move.seat, &move.move, move.state_hash});
+  const auto broken = replay_log(*game, log, [&](std::size_t index, const MoveResult& result) {
+    const MoveRecord& move = record.moves[index];
     // Your own moves are yours to see; others' only through their public events.
     out.steps.push_back({move.seq, move.seat, result.events(), game->view(viewer), game->to_act(),
                          as && move.seat == *as ? move.move : Json(nullptr)});
-  }
+  });
+  if (broken) return no_longer_replays;
   out.finished = game->finished();
   out.result = out.finished ? game->result() : Json(nullptr);
   out.reveal = nullptr;

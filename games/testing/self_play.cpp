@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "games/core/replay.h"
 #include "games/core/rng.h"
 
 namespace parlor::testing {
@@ -320,12 +321,13 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
 
     // Replay determinism.
     auto replay = info.create(*normalized_options, seats, seed);
-    for (const auto& [seat, move] : log) {
-      if (!replay->apply(seat, move).ok())
-        return describe(info, seed, step, "replay rejected a move");
-    }
-    if (replay->state_hash() != game->state_hash()) {
-      return describe(info, seed, step, "replay reached a different state");
+    std::vector<LoggedMove> logged;
+    logged.reserve(log.size());
+    for (const auto& [seat, move] : log) logged.push_back({seat, &move, std::nullopt});
+    if (!logged.empty()) logged.back().state_hash = game->state_hash();  // the end state
+    if (auto broken = replay_log(*replay, logged)) {
+      return describe(info, seed, step,
+                      "replay: move " + std::to_string(broken->index) + " " + broken->why);
     }
     if (stats) ++stats->games;
   }

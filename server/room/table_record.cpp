@@ -1,6 +1,7 @@
 // The table and the store: what it writes (the room record, each accepted move with a
 // state-hash checkpoint every few moves), what a failed write does, and how a table is
 // rebuilt from what was stored.
+#include "games/core/replay.h"
 #include "server/log.h"
 #include "server/room/table.h"
 
@@ -106,22 +107,16 @@ bool Table::restore(const LoadedRoom& stored,
   if (r.status != StoredRoomStatus::kPlaying) return true;
   status_ = RoomStatus::kPlaying;
   game_ = setup_.game->create(setup_.game_options, setup_.seats, seed_);
-  for (const MoveRecord& m : stored.moves) {
-    MoveResult result = game_->apply(m.seat, m.move);
-    std::string broken;
-    if (!result.ok()) {
-      broken = "is refused (" + result.code() + ")";
-    } else if (m.state_hash && *m.state_hash != game_->state_hash()) {
-      broken = "reaches a different state";
-    }
-    if (!broken.empty()) {
-      log_error("room " + id() + ": stored move " + std::to_string(m.seq) + " " + broken +
-                " under this engine; the room is frozen");
-      status_ = RoomStatus::kFrozen;
-      return false;
-    }
-    ++moves_in_game_;
+  std::vector<LoggedMove> log;
+  log.reserve(stored.moves.size());
+  for (const MoveRecord& m : stored.moves) log.push_back({m.seat, &m.move, m.state_hash});
+  if (auto broken = replay_log(*game_, log)) {
+    log_error("room " + id() + ": stored move " + std::to_string(stored.moves[broken->index].seq) +
+              " " + broken->why + " under this engine; the room is frozen");
+    status_ = RoomStatus::kFrozen;
+    return false;
   }
+  moves_in_game_ = stored.moves.size();
   if (game_->finished()) {
     status_ = RoomStatus::kFinished;
     finished_ms_ = now.unix_ms;
