@@ -310,7 +310,7 @@ TEST(ErrorCodes, WireNamesRoundTripAndAreUnique) {
     for (const std::string& other : names) EXPECT_NE(other, name);
     names.emplace_back(name);
   }
-  // Every code of shared/PROTOCOL.md, by its exact wire name.
+  // Every code of protocol/PROTOCOL.md, by its exact wire name.
   for (const char* name :
        {"bad_request",      "hello_required", "unsupported_protocol", "invalid_token",
         "unknown_game",     "bad_options",    "no_such_room",         "room_full",

@@ -1,5 +1,5 @@
 // Every bound the protocol layer enforces on untrusted input, in one struct so
-// the server can expose each as a flag (defaults per shared/SECURITY.md).
+// the server can expose each as a flag (defaults per docs/SECURITY.md).
 //
 // The JSON bounds are checked while the frame is being parsed, before any value
 // is copied or dumped: nlohmann/json 3.11.2 recurses when copying or dumping,

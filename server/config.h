@@ -1,5 +1,5 @@
 // Every setting of parlor-server in one struct: limits are visible settings with the
-// defaults of SECURITY.md, each settable by a flag and by an environment variable.
+// defaults of docs/SECURITY.md, each settable by a flag and by an environment variable.
 #pragma once
 
 #include <chrono>

@@ -1,5 +1,5 @@
 // Big Two, the climbing game — rules: https://www.pagat.com/climbing/bigtwo.html, with
-// the defaults and variants pinned in RULES.md.
+// the defaults and variants pinned in docs/RULES.md.
 //
 // Phases: "play" (one deal after another; within a deal the seat to act plays a
 // combination that beats the table or passes) and "finished". Each deal: 13 cards each

@@ -1,6 +1,6 @@
 // Big Two rules scenarios on stacked decks: the opening lead, rejections and their codes,
 // the pass / clear cycle, end of deal and scoring, several deals, views, legal moves and
-// the variants. Rules: https://www.pagat.com/climbing/bigtwo.html and RULES.md.
+// the variants. Rules: https://www.pagat.com/climbing/bigtwo.html and docs/RULES.md.
 #include "games/bigtwo/bigtwo.h"
 
 #include <gtest/gtest.h>

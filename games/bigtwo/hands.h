@@ -1,6 +1,6 @@
 // Big Two combinations: classification and comparison over CardSet masks.
 //
-// Rules: https://www.pagat.com/climbing/bigtwo.html as pinned by RULES.md. Ranks
+// Rules: https://www.pagat.com/climbing/bigtwo.html as pinned by docs/RULES.md. Ranks
 // high->low 2 A K Q J 10 ... 3; suits spades > hearts > clubs > diamonds (variant:
 // spades > hearts > diamonds > clubs). A play is a single, a pair, a triple or a
 // five-card hand (straight < flush < full house < four of a kind + any card <

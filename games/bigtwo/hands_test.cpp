@@ -1,5 +1,5 @@
 // Table-driven tests of Big Two hand classification and comparison.
-// Rules: https://www.pagat.com/climbing/bigtwo.html and RULES.md.
+// Rules: https://www.pagat.com/climbing/bigtwo.html and docs/RULES.md.
 #include "games/bigtwo/hands.h"
 
 #include <gtest/gtest.h>
@@ -120,7 +120,7 @@ TEST(BigTwoHands, SinglesByRankThenSuit) {
 
 TEST(BigTwoHands, PairsByRankThenHigherSuit) {
   const BeatCase cases[] = {
-      {"9S 9D", "9H 9C"},  // RULES.md example: the spade decides
+      {"9S 9D", "9H 9C"},  // docs/RULES.md example: the spade decides
       {"9S 9C", "9H 9D"},
       {"TD TC", "9S 9H"},
       {"2D 2C", "AS AH"},
@@ -140,7 +140,7 @@ TEST(BigTwoHands, TriplesByRank) {
 }
 
 TEST(BigTwoHands, EveryStraightOutranksTheOnesBelowIt) {
-  // Weakest first, as RULES.md ranks them; mixed suits so none is a flush.
+  // Weakest first, as docs/RULES.md ranks them; mixed suits so none is a flush.
   const char* ladder[] = {
       "3D 4C 5H 6S 7D", "4D 5C 6H 7S 8D", "5D 6C 7H 8S 9D", "6D 7C 8H 9S TD",
       "7D 8C 9H TS JD", "8D 9C TH JS QD", "9D TC JH QS KD", "TD JC QH KS AD",

@@ -1,4 +1,4 @@
-// The store: where rooms, players and accepted moves outlive the process (DESIGN.md,
+// The store: where rooms, players and accepted moves outlive the process (docs/DESIGN.md,
 // "Persistence and recovery"). A room is (kind, options, seats, seed, [accepted moves]);
 // recovery replays the moves of every unfinished room.
 //
