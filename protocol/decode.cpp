@@ -186,7 +186,7 @@ Command decode_hello(Reader& reader) {
   }
   hello.protocol = static_cast<int>(reader.required_integer("protocol", 0, kMaxInt));
   if (!reader.failed() && !hello.name && !hello.token) {
-    reader.fail("hello needs a \"name\" (or a \"token\" to resume)");
+    reader.fail(R"(hello needs a "name" (or a "token" to resume))");
   }
   return hello;
 }

@@ -152,7 +152,7 @@ std::string encode_ok(const Json& re, std::optional<std::int64_t> seq) {
     out += std::to_string(*seq);
     out += ',';
   }
-  out += "\"type\":\"ok\"}";
+  out += R"("type":"ok"})";
   return out;
 }
 
@@ -219,7 +219,7 @@ RoomPush::RoomPush(const RoomSummary& room) {
   out += ',';
   jt::key(out, "status");
   jt::string(out, wire_name(room.status));
-  out += ",\"type\":\"room\"";  // the closing brace comes with "you"
+  out += R"(,"type":"room")";  // the closing brace comes with "you"
 }
 
 std::string RoomPush::for_viewer(std::optional<int> you) const {

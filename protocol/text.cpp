@@ -1,5 +1,6 @@
 #include "protocol/text.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace parlor::protocol {
@@ -94,6 +95,16 @@ bool has_control_characters(std::string_view text, std::string_view allowed) {
     i += length;
   }
   return false;
+}
+
+std::string_view truncate_utf8(std::string_view text, std::size_t max_bytes) {
+  std::size_t end = 0;
+  while (end < text.size()) {
+    const std::size_t length = std::max<std::size_t>(1, utf8_sequence_length(text, end));
+    if (end + length > max_bytes) break;
+    end += length;
+  }
+  return text.substr(0, end);
 }
 
 std::string quote_client_text(std::string_view text, std::size_t max_bytes) {

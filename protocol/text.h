@@ -25,6 +25,10 @@ std::string_view trim_ascii_whitespace(std::string_view text);
 // U+2066-9) that let one player make text appear reversed or hidden to others.
 bool has_control_characters(std::string_view text, std::string_view allowed = {});
 
+// At most `max_bytes` bytes of valid UTF-8 `text`, cut at a character boundary (for fields with
+// a byte limit, such as a WebSocket close reason).
+std::string_view truncate_utf8(std::string_view text, std::size_t max_bytes);
+
 // Client text quoted back in a message or a log line, the one way Parlor does it: in double
 // quotes, at most `max_bytes` bytes of `text` cut at a character boundary (never inside a
 // UTF-8 sequence), with "..." appended when anything was cut. Invalid UTF-8 bytes and

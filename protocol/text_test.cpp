@@ -66,6 +66,14 @@ TEST(QuoteClientText, KeepsShortTextAndCutsLongTextAtCharacterBoundaries) {
   EXPECT_EQ(quote_client_text("ééééé", 9), "\"éééé...\"");
 }
 
+TEST(TruncateUtf8, CutsOnlyBetweenCharacters) {
+  EXPECT_EQ(truncate_utf8("hello", 10), "hello");
+  EXPECT_EQ(truncate_utf8("hello", 3), "hel");
+  EXPECT_EQ(truncate_utf8("ééé", 5), "éé");              // 2 bytes each: the third does not fit
+  EXPECT_EQ(truncate_utf8("\xF0\x9F\x82\xA1x", 3), "");  // a 4-byte card symbol is kept whole
+  EXPECT_EQ(truncate_utf8("", 4), "");
+}
+
 TEST(QuoteClientText, ReplacesInvalidBytesAndControls) {
   EXPECT_EQ(quote_client_text("a\xFF\xC0z"), "\"a??z\"");
   EXPECT_EQ(quote_client_text("line\nbreak"), "\"line?break\"");

@@ -210,7 +210,8 @@ std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std:
   ServerConfig config;
   help = false;
   for (const auto& [name, flag] : flags()) {
-    if (const char* value = std::getenv(env_name(name).c_str())) {
+    // Read once at start, before any other thread exists.
+    if (const char* value = std::getenv(env_name(name).c_str())) {  // NOLINT(concurrency-mt-unsafe)
       const std::string text = value;
       if (flag.is_switch && (text.empty() || text == "0" || text == "false")) continue;
       if (!flag.set(text, config)) {

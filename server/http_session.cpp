@@ -98,9 +98,10 @@ std::optional<ReplayRequest> replay_request(std::string_view target) {
   ReplayRequest out{std::string(room), std::nullopt, std::nullopt, false};
   auto number = [&](std::string_view key, std::optional<int>& field) {
     if (auto v = query_param(target, key)) {
+      const std::string_view text = *v;
       int n = 0;
-      auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
-      if (ec != std::errc() || ptr != v->data() + v->size() || n < 0) out.malformed = true;
+      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+      if (ec != std::errc() || ptr != text.data() + text.size() || n < 0) out.malformed = true;
       field = n;
     }
   };
@@ -261,8 +262,9 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
 template <class Stream>
 void HttpSession<Stream>::write(std::shared_ptr<http::response<http::string_body>> response) {
   const bool keep_alive = response->keep_alive();
-  http::async_write(stream_, *response,
-                    [self = this->shared_from_this(), response, keep_alive](
+  auto& message = *response;  // kept alive by the handler, which owns the response
+  http::async_write(stream_, message,
+                    [self = this->shared_from_this(), response = std::move(response), keep_alive](
                         beast::error_code write_ec, std::size_t bytes) {
                       self->on_write(keep_alive, write_ec, bytes);
                     });

@@ -68,8 +68,8 @@ class DetectSession : public std::enable_shared_from_this<DetectSession> {
 
 }  // namespace
 
-Listener::Listener(net::io_context& io, tcp::endpoint endpoint, std::shared_ptr<ServerState> state,
-                   std::shared_ptr<net::ssl::context> tls)
+Listener::Listener(net::io_context& io, const tcp::endpoint& endpoint,
+                   std::shared_ptr<ServerState> state, std::shared_ptr<net::ssl::context> tls)
     : io_(io),
       acceptor_(net::make_strand(io)),
       state_(std::move(state)),

@@ -17,7 +17,7 @@ namespace parlor::server {
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
   // Binds and listens; throws boost::system::system_error when the endpoint is unusable.
-  Listener(net::io_context& io, tcp::endpoint endpoint, std::shared_ptr<ServerState> state,
+  Listener(net::io_context& io, const tcp::endpoint& endpoint, std::shared_ptr<ServerState> state,
            std::shared_ptr<net::ssl::context> tls);
 
   tcp::endpoint local_endpoint() const { return acceptor_.local_endpoint(); }

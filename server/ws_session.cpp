@@ -10,6 +10,8 @@
 
 #include "protocol/decode.h"
 #include "protocol/encode.h"
+#include "protocol/request_id.h"
+#include "protocol/text.h"
 #include "server/log.h"
 
 namespace parlor::server {
@@ -110,12 +112,14 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
   const std::string_view frame(static_cast<const char*>(buffer_.data().data()),
                                buffer_.data().size());
   if (!take_rate_token(received)) {
+    // The request is dropped unread, but its reply still says which request it was.
+    const Json re = protocol::peek_request_id(frame);
     buffer_.consume(buffer_.size());
     if (++strikes_ > state_->config().rate_strikes_before_close) {
       return do_close(websocket::close_code::policy_error, "rate limit exceeded repeatedly");
     }
-    state_->metrics().count_reject("rate_limited");
-    send(make_frame(protocol::encode_error(nullptr, "rate_limited",
+    state_->metrics().count_reject(std::string(wire_name(protocol::ErrorCode::kRateLimited)));
+    send(make_frame(protocol::encode_error(re, protocol::ErrorCode::kRateLimited,
                                            "too many messages; slow down (request dropped)")));
     return do_read();
   }
@@ -276,7 +280,7 @@ void WsSession<Stream>::close(std::uint16_t code, std::string reason) {
 }
 
 template <class Stream>
-void WsSession<Stream>::do_close(std::uint16_t code, std::string reason) {
+void WsSession<Stream>::do_close(std::uint16_t code, const std::string& reason) {
   if (closing_) return;
   closing_ = true;
   if (!writing_) {
@@ -293,7 +297,8 @@ void WsSession<Stream>::do_close(std::uint16_t code, std::string reason) {
   });
   websocket::close_reason why;
   why.code = code;
-  why.reason = reason.substr(0, 120);  // a close frame's payload is at most 125 bytes
+  // A close frame's payload is at most 125 bytes, and its reason must stay valid UTF-8.
+  why.reason = std::string(protocol::truncate_utf8(reason, 123));
   ws_.async_close(why, [self = this->shared_from_this()](beast::error_code) { self->finish(); });
 }
 

@@ -49,7 +49,7 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   void do_write();
   void pop_written();
   void on_write(beast::error_code ec, std::size_t bytes);
-  void do_close(std::uint16_t code, std::string reason);
+  void do_close(std::uint16_t code, const std::string& reason);
   void finish();
 
   // Frames written per gather write, within the buffers of one sendmsg of Asio's.

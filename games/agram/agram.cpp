@@ -124,7 +124,7 @@ MoveResult AgramGame::apply_deal() {
 MoveResult AgramGame::apply_play(Seat seat, const Json& move) {
   if (phase_ != Phase::kPlay) {
     return MoveResult::rejected("wrong_phase",
-                                "the deal is over; the next dealer deals ({\"action\":\"deal\"})");
+                                R"(the deal is over; the next dealer deals ({"action":"deal"}))");
   }
   CardSet& hand = hands_[static_cast<std::size_t>(seat)];
   MoveResult rejection;

@@ -289,7 +289,7 @@ MoveResult BidWhistGame::apply_bid(Seat seat, const Json& move) {
                         : std::nullopt;
   if (!type) {
     return reject("illegal_bid",
-                  "a bid needs \"type\": \"uptown\", \"downtown\" or \"no_trump\"" +
+                  R"(a bid needs "type": "uptown", "downtown" or "no_trump")" +
                       std::string(type_it != move.end() && type_it->is_string()
                                       ? "; got " + quoted(type_it->get<std::string>())
                                       : ""));

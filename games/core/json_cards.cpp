@@ -19,12 +19,12 @@ Json cards_to_json(CardSet cards) {
 std::optional<Card> card_field(const Json& move, std::string_view field, std::string& error) {
   const std::string key(field);
   if (!move.is_object() || !move.contains(key)) {
-    error = "move needs a \"" + key + "\" field with a card such as \"AS\"";
+    error = R"(move needs a ")" + key + R"(" field with a card such as "AS")";
     return std::nullopt;
   }
   const Json& value = move[key];
   if (!value.is_string()) {
-    error = "\"" + key + "\" must be a card string such as \"AS\"";
+    error = '"' + key + R"(" must be a card string such as "AS")";
     return std::nullopt;
   }
   return parse_card(value.get_ref<const std::string&>(), &error);

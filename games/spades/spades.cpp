@@ -198,7 +198,7 @@ MoveResult SpadesGame::apply_bid(Seat seat, const Json& move) {
   if (move.contains("blind_nil")) {
     if (move["blind_nil"] != true || move.contains("tricks")) {
       return MoveResult::rejected("illegal_bid",
-                                  "a blind nil bid is {\"action\":\"bid\",\"blind_nil\":true}");
+                                  R"(a blind nil bid is {"action":"bid","blind_nil":true})");
     }
     if (!blind_nil_allowed_) {
       return MoveResult::rejected("illegal_bid",
@@ -341,7 +341,7 @@ Json SpadesGame::contracts_json() const {
   Json out = Json::array();
   for (int team = 0; team < kTeamCount; ++team) {
     const auto& a = bids_[static_cast<std::size_t>(team)];
-    const auto& b = bids_[static_cast<std::size_t>(team + 2)];
+    const auto& b = bids_[static_cast<std::size_t>(team) + 2];
     if (!a || !b) {
       out.push_back(nullptr);
     } else {
