@@ -88,7 +88,7 @@ void Trick::write(StateWriter& out) const {
   std::int64_t packed = 0;
   for (int i = 0; i < count_; ++i) {
     const Play& p = plays_[static_cast<std::size_t>(i)];
-    packed = packed * 1024 + p.seat * 64 + p.card.index();
+    packed = packed * 1024 + std::int64_t{p.seat} * 64 + p.card.index();
     if (i % 5 == 4 || i + 1 == count_) {
       out.add(packed);
       packed = 0;

@@ -41,11 +41,12 @@ void Table::persist_room(Outbox& out, bool gate_frames) {
 }
 
 void Table::durable(bool ok, Outbox& out) {
-  if (!ok && status_ == RoomStatus::kPlaying) {
-    // Never acknowledge what is not stored: the game stops here, visibly.
-    gate_.drop_held();  // nothing that waited for the write may go out
+  if (!ok) {
+    // Never acknowledge what is not stored: nothing that waited for the write goes out (a
+    // game's last move and its game_over included), and the game stops here, visibly.
+    gate_.drop_held();
     gate_.durable(out);
-    freeze("a move could not be stored", out);
+    if (status_ != RoomStatus::kFrozen) freeze("a move could not be stored", out);
     return;
   }
   gate_.durable(out);

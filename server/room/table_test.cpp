@@ -310,6 +310,22 @@ TEST_F(DurableTest, AFailedWriteStopsTheGameAndNothingItHeldGoesOut) {
   EXPECT_EQ(out.summary->status, RoomStatus::kFrozen);
 }
 
+TEST_F(DurableTest, AGamesLastMoveThatCannotBeStoredEndsNothing) {
+  seat_all_and_start();
+  for (int i = 0; i < 2000 && table->status() == RoomStatus::kPlaying; ++i) {
+    table->durable(true, fresh());
+    play_one(std::chrono::seconds(i + 1));
+  }
+  ASSERT_EQ(table->status(), RoomStatus::kFinished);
+  EXPECT_TRUE(out.deliveries.empty()) << "game_over left before the last move was stored";
+  table->durable(false, fresh());
+  EXPECT_EQ(table->status(), RoomStatus::kFrozen);
+  for (const Delivery& d : out.deliveries) {
+    EXPECT_NE(payload(d)["type"], "game_over");
+    EXPECT_NE(payload(d)["type"], "state");
+  }
+}
+
 TEST_F(DurableTest, ARecordAndItsMovesRestoreTheSameTable) {
   seat_all_and_start();
   LoadedRoom stored;
