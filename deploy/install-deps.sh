@@ -12,6 +12,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   openssl chromium
   redis-server libhiredis-dev
+  python3
 )
 # The machine image may bring its own Node.js (with npm bundled); Debian's npm package would
 # conflict with it, so Debian's Node.js is installed only when there is none.
