@@ -96,13 +96,15 @@ def read_hands(state, players):
 
 def read_answer(state, hands, action):
     if not isinstance(action, dict) or not isinstance(action.get("player"), str) \
-            or not isinstance(action.get("value"), list):
+            or "value" not in action:
         raise EngineError("bad_action", 'action must be null or {"player": ID, "value": [...]}')
+    if action["player"] not in state["players"]:
+        raise EngineError("bad_action", f"{action['player']!r} is not a player of this game")
     prompt = state["prompt"]
     if prompt is None or prompt["player"] != action["player"]:
         raise EngineError("no_prompt", f"{action['player']!r} has no prompt to answer")
     value = action["value"]
-    if len(value) != 1 or value[0] not in prompt["from"]:
+    if not isinstance(value, list) or len(value) != 1 or value[0] not in prompt["from"]:
         raise EngineError("bad_answer", f"answer with one of {prompt['from']}; got {value!r}")
     seat = state["players"].index(action["player"])
     if prompt["type"] == "prompt_play" and value[0] not in hands[seat]:

@@ -128,7 +128,9 @@ class BadRequests(unittest.TestCase):
         state = state_with(top="7C", suit="C", prompt=play_prompt("A", ["7S"]))
         cases = [({"player": "A", "value": ["9D"]}, "bad_answer"),
                  ({"player": "A", "value": ["7S", "9D"]}, "bad_answer"),
-                 ({"player": "A", "value": "7S"}, "bad_action"),
+                 ({"player": "A", "value": "7S"}, "bad_answer"),
+                 ({"player": "A"}, "bad_action"),
+                 ({"player": "Q", "value": ["7S"]}, "bad_action"),
                  ({"player": "B", "value": ["8D"]}, "no_prompt"),
                  (None, "bad_action")]
         for action, code in cases:
@@ -147,6 +149,13 @@ class BadRequests(unittest.TestCase):
 
 
 class WholeGames(unittest.TestCase):
+    def test_same_inputs_same_answers(self):
+        a, b = Table(engine.url, 11), Table(engine.url, 11)
+        a.play()
+        b.play()
+        self.assertEqual(a.events, b.events)
+        self.assertEqual(a.state, b.state)
+
     def test_games_reach_end_game(self):
         winners = 0
         for seed in range(40):
