@@ -22,7 +22,8 @@ MAX_BODY = 1 << 20  # a whole game's state is a few kilobytes
 def make_handler(base):
     class Handler(BaseHTTPRequestHandler):
         server_version = "parlor-engine/1"
-        protocol_version = "HTTP/1.1"
+        protocol_version = "HTTP/1.1"  # keep-alive: the server may reuse a connection
+        timeout = 30  # seconds a connection may sit idle or a body may take to arrive
 
         def log_message(self, format, *args):  # keep stdout to the one "listening" line
             pass
@@ -32,6 +33,8 @@ def make_handler(base):
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            if self.close_connection:
+                self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(data)
 
@@ -60,18 +63,27 @@ def make_handler(base):
                        f"{base}/config, {base}/init and {base}/next")
 
         def do_POST(self):
+            # The body is read first, whatever the path, so that the connection stays usable.
+            length = self.headers.get("Content-Length")
+            if length is None or not length.isdigit():
+                self.close_connection = True
+                return self.error(400, "bad_request", "a POST needs a Content-Length header")
+            if int(length) > MAX_BODY:
+                self.close_connection = True
+                return self.error(400, "bad_request", f"body larger than {MAX_BODY} bytes")
+            try:
+                raw = self.rfile.read(int(length))
+            except OSError:
+                self.close_connection = True
+                return
+            if len(raw) != int(length):
+                self.close_connection = True
+                return self.error(400, "bad_request", "the body ended before Content-Length")
             name, url = self.route()
             if name in ("/config", "/init"):
                 return self.error(405, "method_not_allowed", f"{name[1:]} is called with GET")
             if name != "/next":
                 return self.error(404, "not_found", f"no such call {url.path!r}")
-            length = self.headers.get("Content-Length")
-            if length is None or not length.isdigit():
-                return self.error(400, "bad_request", "next needs a Content-Length header")
-            if int(length) > MAX_BODY:
-                self.close_connection = True
-                return self.error(400, "bad_request", f"body larger than {MAX_BODY} bytes")
-            raw = self.rfile.read(int(length))
             try:
                 body = json.loads(raw)
             except (ValueError, UnicodeDecodeError) as e:

@@ -3,9 +3,13 @@
     python3 -m unittest discover -s engines/bidwhist-tamerlane -p 'test_*.py'
 """
 import copy
+import http.client
+import json
 import os
 import sys
 import unittest
+import urllib.error
+import urllib.parse
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -326,6 +330,22 @@ class BadRequests(unittest.TestCase):
             self.assertEqual(e.code, 400)
         self.assertEqual(request(engine.url + "/config")[0], 200)  # still serving
 
+    def test_a_kept_alive_connection_survives_refusals(self):
+        url = urllib.parse.urlsplit(engine.url)
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=5)
+        try:
+            for method, path, body, status in [("POST", "/config", b'{"x": 1}', 405),
+                                               ("POST", "/next", b"{oops", 400),
+                                               ("POST", "/elsewhere", b"[]", 404),
+                                               ("GET", "/config", None, 200)]:
+                conn.request(method, url.path + path, body=body)
+                resp = conn.getresponse()
+                data = json.loads(resp.read())
+                self.assertEqual(resp.status, status, (method, path, data))
+                self.assertEqual("error" in data, status != 200)
+        finally:
+            conn.close()
+
 
 class WholeGames(unittest.TestCase):
     def check_end(self, table):
@@ -339,7 +359,7 @@ class WholeGames(unittest.TestCase):
                          [scores["A"], scores["B"]])
 
     def test_random_games_reach_end_game(self):
-        for seed in range(12):
+        for seed in range(30):
             with self.subTest(seed=seed):
                 table = Table(engine.url, seed)
                 table.play()
@@ -347,7 +367,7 @@ class WholeGames(unittest.TestCase):
 
     def test_long_games_deal_many_hands(self):
         hands = []
-        for seed in range(100, 106):
+        for seed in range(100, 110):
             with self.subTest(seed=seed):
                 table = Table(engine.url, seed)
                 table.play(cautious)
