@@ -309,6 +309,8 @@ def answer_bid(state, seat, choice, events):
                    "value": choice})
     active = [s for s in range(SEATS) if not passed[s]]
     high = state["high"]
+    if not active:
+        raise EngineError("bad_state", "every player has passed: the dealer cannot pass")
     if high is None or len(active) > 1:
         nxt = (seat + 1) % SEATS
         while passed[nxt]:

@@ -149,7 +149,7 @@ def take_turn(state, hands, events):
         state["passes"] += 1
         events.append({"type": "add_decoration", "player": pid, "name": "passed",
                        "value": "passed"})
-        if state["passes"] == SEATS:
+        if state["passes"] >= SEATS:
             end_game(state, hands, events)
             return
         state["turn"] = (seat + 1) % SEATS
