@@ -164,6 +164,8 @@ class Auction(unittest.TestCase):
         self.assertEqual(len(table.hands["B"]), 12)
         first = len(table.events)
         self.assertEqual(answer(table, ["hearts"])[0], 200)
+        before = json.dumps(table.events[:first])
+        self.assertFalse([c for c in kitty if f'"{c}"' in before])  # named by no event
         draws = [e for e in table.events[first:] if e["type"] == "draw"]
         self.assertEqual(draws, [{"type": "draw", "player": "B", "count": 6}])
         self.assertEqual(sorted(kitty), sorted(set(table.hands["B"]) & set(kitty)))
