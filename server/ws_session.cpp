@@ -10,6 +10,7 @@
 
 #include "protocol/decode.h"
 #include "protocol/encode.h"
+#include "protocol/request_id.h"
 #include "server/log.h"
 
 namespace parlor::server {
@@ -110,12 +111,16 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
   const std::string_view frame(static_cast<const char*>(buffer_.data().data()),
                                buffer_.data().size());
   if (!take_rate_token(received)) {
-    buffer_.consume(buffer_.size());
     if (++strikes_ > state_->config().rate_strikes_before_close) {
+      buffer_.consume(buffer_.size());
       return do_close(websocket::close_code::policy_error, "rate limit exceeded repeatedly");
     }
+    // The dropped request is not decoded, but its reply still carries its `re`, so the
+    // client knows which request to send again: the id alone is read, in one cheap pass.
+    const Json re = protocol::scan_request_id(frame, state_->limits());
+    buffer_.consume(buffer_.size());
     state_->metrics().count_reject("rate_limited");
-    send(make_frame(protocol::encode_error(nullptr, "rate_limited",
+    send(make_frame(protocol::encode_error(re, "rate_limited",
                                            "too many messages; slow down (request dropped)")));
     return do_read();
   }
