@@ -98,26 +98,32 @@ void answer_refusal(tcp::socket socket, const RefusalAnswer& answer) {
     socket.close(ignored);
     return;
   }
+  // Holds the socket and the answer while they are written and the connection lingers; its
+  // end (however it comes, even with the io_context stopped) frees the place in flight.
   struct Refused {
+    Refused(tcp::socket s, std::string r) : socket(std::move(s)), response(std::move(r)) {}
+    Refused(const Refused&) = delete;
+    Refused& operator=(const Refused&) = delete;
+    ~Refused() { refusals_in_flight.fetch_sub(1); }
     tcp::socket socket;
     std::string response;
   };
   const std::string body = answer.reason + "\n";
-  auto refused = std::make_shared<Refused>(Refused{
+  auto refused = std::make_shared<Refused>(
       std::move(socket),
       std::string("HTTP/1.1 ") + answer.status_line +
           "\r\nServer: parlor\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: " +
           std::to_string(answer.retry_after_s) + "\r\nConnection: close\r\nContent-Length: " +
-          std::to_string(body.size()) + "\r\n\r\n" + body});
+          std::to_string(body.size()) + "\r\n\r\n" + body);
   net::async_write(refused->socket, net::buffer(refused->response),
                    [refused](beast::error_code ec, std::size_t) {
-                     auto done = [refused](beast::error_code) { refusals_in_flight.fetch_sub(1); };
                      if (ec) {
                        beast::error_code ignored;
                        refused->socket.close(ignored);
-                       return done(ec);
+                       return;
                      }
-                     linger_and_close(refused->socket, kRefusalLinger, std::move(done));
+                     linger_and_close(refused->socket, kRefusalLinger,
+                                      [refused](beast::error_code) {});
                    });
 }
 

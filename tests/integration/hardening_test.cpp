@@ -193,17 +193,17 @@ TEST(Hardening, RateLimitedRepliesCarryTheRequestsRe) {
     if ((*frame).value("code", "") == "rate_limited") ++limited;
   }
   EXPECT_GE(limited, 10);
-  // An integer id is echoed as an integer; a request without id gets no re.
+  // An integer id is echoed as an integer; a request without id gets no re. (Whether these
+  // two are dropped too depends on how long the machine took since the flood: either way
+  // the reply carries the request's id, or none.)
   client->send_text(R"({"type":"ping","id":12345})");
   client->send_text(R"({"type":"ping"})");
   auto with_number = client->next();
   ASSERT_TRUE(with_number);
-  EXPECT_EQ((*with_number)["code"], "rate_limited");
-  EXPECT_EQ((*with_number)["re"], 12345);
+  EXPECT_EQ((*with_number)["re"], 12345) << with_number->dump();
   auto without = client->next();
   ASSERT_TRUE(without);
-  EXPECT_EQ((*without)["code"], "rate_limited");
-  EXPECT_FALSE(without->contains("re"));
+  EXPECT_FALSE(without->contains("re")) << without->dump();
 }
 
 TEST(Hardening, WebSocketKeyMustBeSixteenBytesOfBase64) {
