@@ -26,10 +26,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "server/frame.h"
+#include "server/linger.h"
 
 namespace parlor::server {
 
@@ -62,12 +66,37 @@ class FrameWriterStream {
     return inner_.async_read_some(buffers, std::forward<Token>(token));
   }
 
+  // What replaces a close frame of Beast's that has a code and no reason. Beast fails a
+  // connection (a protocol error, a text frame that is not UTF-8, a message too big) and
+  // answers a peer's close with such a bare frame; the session names the reason, and may
+  // change the code (a peer's invalid close code is answered with 1002, not echoed).
+  // Returns nullopt to leave the frame as it is.
+  struct CloseReplacement {
+    std::uint16_t code;
+    std::string reason;  // at most 123 bytes
+  };
+  using CloseRewrite = std::function<std::optional<CloseReplacement>(std::uint16_t code)>;
+  void set_close_rewrite(CloseRewrite rewrite) { close_rewrite_ = std::move(rewrite); }
+
   // Beast's writes: the upgrade response and control frames.
   template <class ConstBuffers, class Token>
   auto async_write_some(const ConstBuffers& buffers, Token&& token) {
     return boost::asio::async_initiate<Token, void(boost::beast::error_code, std::size_t)>(
         [this](auto handler, const ConstBuffers& bytes) {
-          if (starts_close_frame(bytes)) close_asked_ = true;
+          if (starts_close_frame(bytes)) {
+            close_asked_ = true;
+            if (auto replacement = rewritten_close(bytes)) {
+              // Beast asked for its 4 bytes to be written; it is told they were.
+              const std::size_t asked = boost::asio::buffer_size(bytes);
+              close_frame_ = std::move(*replacement);
+              submit(boost::asio::buffer(close_frame_),
+                     [asked, handler = std::move(handler)](boost::beast::error_code ec,
+                                                           std::size_t) mutable {
+                       handler(ec, ec ? std::size_t{0} : asked);
+                     });
+              return;
+            }
+          }
           submit(bytes, std::move(handler));
         },
         token, buffers);
@@ -140,6 +169,27 @@ class FrameWriterStream {
     return false;
   }
 
+  // A bare close frame (unmasked, as a server sends it: 0x88, length 2, the code) rewritten
+  // with the session's reason, or nullopt.
+  template <class ConstBuffers>
+  std::optional<std::string> rewritten_close(const ConstBuffers& buffers) const {
+    if (!close_rewrite_ || boost::asio::buffer_size(buffers) != 4) return std::nullopt;
+    std::array<unsigned char, 4> frame{};
+    boost::asio::buffer_copy(boost::asio::buffer(frame), buffers);
+    if (frame[1] != 2) return std::nullopt;
+    const auto code = static_cast<std::uint16_t>((frame[2] << 8) | frame[3]);
+    auto replacement = close_rewrite_(code);
+    if (!replacement) return std::nullopt;
+    const std::string reason = replacement->reason.substr(0, 123);
+    std::string out;
+    out.push_back(static_cast<char>(0x88));
+    out.push_back(static_cast<char>(2 + reason.size()));
+    out.push_back(static_cast<char>(replacement->code >> 8));
+    out.push_back(static_cast<char>(replacement->code & 0xff));
+    out += reason;
+    return out;
+  }
+
   template <class ConstBuffers, class Handler>
   void submit(const ConstBuffers& buffers, Handler&& handler) {
     using Decayed = std::decay_t<Handler>;
@@ -177,6 +227,8 @@ class FrameWriterStream {
   Inner inner_;
   bool busy_ = false;
   bool close_asked_ = false;
+  CloseRewrite close_rewrite_;
+  std::string close_frame_;  // a rewritten close frame while it is written
   std::deque<std::unique_ptr<Waiting>> waiting_;
 };
 
@@ -188,11 +240,19 @@ void teardown(boost::beast::role_type role, FrameWriterStream<Inner>& stream,
   teardown(role, stream.next_layer(), ec);
 }
 
+// On a plain socket the connection lingers (linger.h): Beast's own teardown stops reading
+// after the first piece and closes with the peer's bytes unread, which resets the
+// connection, and a client still sending (the rest of an oversize message, say) can lose
+// the close frame that says why it was closed.
 template <class Inner, class TeardownHandler>
 void async_teardown(boost::beast::role_type role, FrameWriterStream<Inner>& stream,
                     TeardownHandler&& handler) {
-  using boost::beast::websocket::async_teardown;
-  async_teardown(role, stream.next_layer(), std::forward<TeardownHandler>(handler));
+  if constexpr (requires(Inner & socket) { socket.non_blocking(true); }) {
+    linger_and_close(stream.next_layer(), kLingerTime, std::forward<TeardownHandler>(handler));
+  } else {
+    using boost::beast::websocket::async_teardown;
+    async_teardown(role, stream.next_layer(), std::forward<TeardownHandler>(handler));
+  }
 }
 
 }  // namespace parlor::server

@@ -15,6 +15,8 @@
 #include "games/registry.h"
 #include "protocol/encode.h"
 #include "protocol/replay.h"
+#include "server/linger.h"
+#include "server/log_throttle.h"
 #include "server/static_files.h"
 #include "server/ws_session.h"
 
@@ -81,6 +83,16 @@ bool origin_allowed(const ServerConfig& config, const http::request<http::string
   if (origin == request.end()) return true;  // not a browser: Origin is a browser's promise
   return std::find(config.allowed_origins.begin(), config.allowed_origins.end(),
                    std::string(origin->value())) != config.allowed_origins.end();
+}
+
+// RFC 6455 4.2.1: the key is a base64-encoded 16-byte value: 22 base64 digits and "==".
+// Beast checks only that a key is present and not longer than that.
+bool valid_websocket_key(std::string_view key) {
+  if (key.size() != 24 || !key.ends_with("==")) return false;
+  return std::all_of(key.begin(), key.begin() + 22, [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+           c == '/';
+  });
 }
 
 }  // namespace
@@ -218,7 +230,27 @@ void HttpSession<Stream>::do_read() {
 template <class Stream>
 void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
   if (ec == http::error::end_of_stream) return do_close();
-  if (ec) return;  // timeout, header too large, reset: drop the connection
+  if (ec == http::error::header_limit) {
+    // Told rather than dropped: the client learns which limit it met.
+    static LogThrottle log;
+    state_->metrics().count_refusal("header_too_large");
+    beast::error_code ignored;
+    const auto remote = beast::get_lowest_layer(stream_).socket().remote_endpoint(ignored);
+    log.info("refused a request from " +
+             (ignored ? std::string("?") : remote.address().to_string()) +
+             ": headers larger than " + std::to_string(state_->config().max_http_header_bytes) +
+             " bytes (431)");
+    auto response = std::make_shared<http::response<http::string_body>>(
+        http::status::request_header_fields_too_large, 11);
+    response->set(http::field::server, "parlor");
+    response->set(http::field::content_type, "text/plain; charset=utf-8");
+    response->body() = "request headers larger than " +
+                       std::to_string(state_->config().max_http_header_bytes) + " bytes\n";
+    response->keep_alive(false);
+    response->prepare_payload();
+    return write(response);
+  }
+  if (ec) return;  // timeout, reset: drop the connection
   auto request = parser_->release();
   std::shared_ptr<http::response<http::string_body>> response;
   if (beast::websocket::is_upgrade(request)) {
@@ -226,6 +258,12 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
     if (target.substr(0, target.find('?')) != "/ws") {
       response = std::make_shared<http::response<http::string_body>>(make_response(
           request, http::status::not_found, "no WebSocket here\n", "text/plain; charset=utf-8"));
+      response->keep_alive(false);
+    } else if (!valid_websocket_key(request[http::field::sec_websocket_key])) {
+      response = std::make_shared<http::response<http::string_body>>(
+          make_response(request, http::status::bad_request,
+                        "Sec-WebSocket-Key must be the base64 encoding of 16 bytes\n",
+                        "text/plain; charset=utf-8"));
       response->keep_alive(false);
     } else if (!origin_allowed(state_->config(), request)) {
       response = std::make_shared<http::response<http::string_body>>(make_response(
@@ -279,9 +317,10 @@ void HttpSession<Stream>::on_write(bool keep_alive, beast::error_code ec, std::s
 
 template <class Stream>
 void HttpSession<Stream>::do_close() {
-  beast::error_code ec;
   if constexpr (std::is_same_v<Stream, PlainStream>) {
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    // The client may still be sending (the rest of headers that were too large): linger, so
+    // the response is not lost to a reset.
+    linger_and_close(stream_.socket(), kLingerTime, [self = this->shared_from_this()](auto) {});
   } else {
     // A TLS close_notify would need an async shutdown; the peer is done, close the socket.
     beast::get_lowest_layer(stream_).close();

@@ -2,7 +2,8 @@
 
 namespace parlor::server {
 
-std::unique_ptr<IpLimiter::Slot> IpLimiter::admit(const std::string& ip) {
+std::unique_ptr<IpLimiter::Slot> IpLimiter::admit(const std::string& ip, Refusal* why) {
+  if (why) *why = Refusal::kNone;
   const auto now = std::chrono::steady_clock::now();
   std::lock_guard lock(mutex_);
   if (counts_.size() > 4096) {
@@ -16,7 +17,14 @@ std::unique_ptr<IpLimiter::Slot> IpLimiter::admit(const std::string& ip) {
     counts.second_start = now;
     counts.this_second = 0;
   }
-  if (counts.open >= max_connections_ || counts.this_second >= max_per_second_) return nullptr;
+  if (counts.open >= max_connections_) {
+    if (why) *why = Refusal::kConnections;
+    return nullptr;
+  }
+  if (counts.this_second >= max_per_second_) {
+    if (why) *why = Refusal::kHandshakeRate;
+    return nullptr;
+  }
   ++counts.open;
   ++counts.this_second;
   return std::make_unique<Slot>(shared_from_this(), ip);

@@ -29,8 +29,15 @@ class IpLimiter : public std::enable_shared_from_this<IpLimiter> {
     std::string ip_;
   };
 
-  // A slot for a new connection from `ip`, or null when a limit is reached.
-  std::unique_ptr<Slot> admit(const std::string& ip);
+  // Which limit refused a connection.
+  enum class Refusal { kNone, kConnections, kHandshakeRate };
+
+  // A slot for a new connection from `ip`, or null when a limit is reached; then `why`
+  // (when given) says which.
+  std::unique_ptr<Slot> admit(const std::string& ip, Refusal* why = nullptr);
+
+  int max_connections() const { return max_connections_; }
+  int max_per_second() const { return max_per_second_; }
 
  private:
   struct Counts {

@@ -1,11 +1,18 @@
 #include "server/listener.h"
 
 #include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/detect_ssl.hpp>
 
+#include <atomic>
+#include <optional>
+#include <string>
+
 #include "server/http_session.h"
+#include "server/linger.h"
 #include "server/log.h"
+#include "server/log_throttle.h"
 
 namespace parlor::server {
 
@@ -66,6 +73,62 @@ class DetectSession : public std::enable_shared_from_this<DetectSession> {
   std::unique_ptr<IpLimiter::Slot> slot_;
 };
 
+// What a refused client is told: an HTTP status it can act on, when to try again, and why.
+struct RefusalAnswer {
+  const char* status_line;  // "429 Too Many Requests"
+  int retry_after_s;
+  std::string reason;  // one line, for the client and the log
+  const char* metric;  // the reason label of parlor_connections_refused_by_reason_total
+};
+
+// Refusals being answered right now. Each holds a socket for up to kRefusalLinger; past this
+// many, further refused connections are closed without an answer, so a flood of refused
+// connections cannot hold more sockets than this.
+constexpr int kMaxRefusalsInFlight = 256;
+std::atomic<int> refusals_in_flight{0};
+constexpr std::chrono::milliseconds kRefusalLinger{500};
+
+// Writes `answer` as a complete HTTP response on a fresh connection (before its request is
+// read: an HTTP server may answer early) and closes it after a short linger, so the unread
+// request does not turn the close into a reset that could swallow the answer.
+void answer_refusal(tcp::socket socket, const RefusalAnswer& answer) {
+  if (refusals_in_flight.fetch_add(1) >= kMaxRefusalsInFlight) {
+    refusals_in_flight.fetch_sub(1);
+    beast::error_code ignored;
+    socket.close(ignored);
+    return;
+  }
+  // Holds the socket and the answer while they are written and the connection lingers; its
+  // end (however it comes, even with the io_context stopped) frees the place in flight.
+  struct Refused {
+    Refused(tcp::socket s, std::string r) : socket(std::move(s)), response(std::move(r)) {}
+    Refused(const Refused&) = delete;
+    Refused& operator=(const Refused&) = delete;
+    ~Refused() { refusals_in_flight.fetch_sub(1); }
+    tcp::socket socket;
+    std::string response;
+  };
+  const std::string body = answer.reason + "\n";
+  auto refused = std::make_shared<Refused>(
+      std::move(socket),
+      std::string("HTTP/1.1 ") + answer.status_line +
+          "\r\nServer: parlor\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: " +
+          std::to_string(answer.retry_after_s) + "\r\nConnection: close\r\nContent-Length: " +
+          std::to_string(body.size()) + "\r\n\r\n" + body);
+  net::async_write(refused->socket, net::buffer(refused->response),
+                   [refused](beast::error_code ec, std::size_t) {
+                     if (ec) {
+                       beast::error_code ignored;
+                       refused->socket.close(ignored);
+                       return;
+                     }
+                     linger_and_close(refused->socket, kRefusalLinger,
+                                      [refused](beast::error_code) {});
+                   });
+}
+
+LogThrottle refusal_log;
+
 }  // namespace
 
 Listener::Listener(net::io_context& io, const tcp::endpoint& endpoint,
@@ -119,14 +182,41 @@ void Listener::on_accept(beast::error_code ec, tcp::socket socket) {
   backoff_ = std::chrono::milliseconds(0);
   beast::error_code endpoint_ec;
   const auto remote = socket.remote_endpoint(endpoint_ec);
-  auto slot = endpoint_ec ? nullptr : limiter_->admit(remote.address().to_string());
-  if (!slot) {
-    state_->metrics().connections_refused.fetch_add(1);
-    beast::error_code ignored;
+  if (endpoint_ec) {
+    beast::error_code ignored;  // the peer is already gone
     socket.close(ignored);
+    return do_accept();
+  }
+  const std::string address = remote.address().to_string();
+  IpLimiter::Refusal why = IpLimiter::Refusal::kNone;
+  auto slot = limiter_->admit(address, &why);
+  std::optional<RefusalAnswer> refusal;
+  if (!slot && why == IpLimiter::Refusal::kConnections) {
+    refusal = RefusalAnswer{"429 Too Many Requests", 5,
+                            "too many connections from this address (" +
+                                std::to_string(limiter_->max_connections()) +
+                                " open); close some or raise --max-connections-per-ip",
+                            "connections_per_ip"};
+  } else if (!slot) {
+    refusal = RefusalAnswer{"429 Too Many Requests", 1,
+                            "too many new connections from this address (over " +
+                                std::to_string(limiter_->max_per_second()) +
+                                " a second); slow down or raise --max-handshakes-per-ip",
+                            "handshakes_per_ip"};
   } else if (state_->shutting_down()) {
-    beast::error_code ignored;
-    socket.close(ignored);
+    refusal = RefusalAnswer{"503 Service Unavailable", 1, "server shutting down", "shutting_down"};
+  }
+  if (refusal) {
+    state_->metrics().count_refusal(refusal->metric);
+    refusal_log.info("refused a connection from " + address + ": " + refusal->reason + " (" +
+                     std::string(refusal->status_line, 3) + ")");
+    if (tls_) {
+      // The answer would need the TLS handshake the refusal is there to save.
+      beast::error_code ignored;
+      socket.close(ignored);
+    } else {
+      answer_refusal(std::move(socket), *refusal);
+    }
   } else {
     socket.set_option(tcp::no_delay(true), endpoint_ec);
     std::make_shared<DetectSession>(std::move(socket), state_, tls_, std::move(slot))->run();

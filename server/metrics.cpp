@@ -9,6 +9,19 @@ void Metrics::count_reject(const std::string& code) {
   ++rejects_[code];
 }
 
+void Metrics::count_protocol_close(std::uint16_t code) {
+  std::lock_guard lock(rejects_mutex_);
+  ++protocol_closes_[code];
+}
+
+void Metrics::count_refusal(const std::string& reason) {
+  {
+    std::lock_guard lock(rejects_mutex_);
+    ++refusals_[reason];
+  }
+  connections_refused.fetch_add(1, std::memory_order_relaxed);
+}
+
 void Metrics::observe_move_latency(std::int64_t microseconds) {
   std::size_t i = 0;
   while (i < kLatencyBucketsUs.size() && microseconds > kLatencyBucketsUs[i]) ++i;
@@ -27,7 +40,8 @@ std::string Metrics::prometheus_text(
   counter("parlor_connections", "Open WebSocket connections.", "gauge", connections.load());
   counter("parlor_connections_total", "WebSocket connections accepted.", "counter",
           connections_total.load());
-  counter("parlor_connections_refused_total", "Connections refused by per-IP limits.", "counter",
+  counter("parlor_connections_refused_total",
+          "Connections refused at the door (per-IP limits, shutdown, oversize headers).", "counter",
           connections_refused.load());
   counter("parlor_moves_accepted_total", "Moves accepted by the rules engines.", "counter",
           moves_accepted.load());
@@ -58,6 +72,17 @@ std::string Metrics::prometheus_text(
     std::lock_guard lock(rejects_mutex_);
     for (const auto& [code, count] : rejects_) {
       out << "parlor_rejects_total{code=\"" << code << "\"} " << count << '\n';
+    }
+    out << "# HELP parlor_protocol_closes_total WebSocket connections failed for breaking the "
+           "protocol, by close code.\n# TYPE parlor_protocol_closes_total counter\n";
+    for (const auto& [code, count] : protocol_closes_) {
+      out << "parlor_protocol_closes_total{code=\"" << code << "\"} " << count << '\n';
+    }
+    out << "# HELP parlor_connections_refused_by_reason_total Connections refused at the door, "
+           "by reason.\n# TYPE parlor_connections_refused_by_reason_total counter\n";
+    for (const auto& [reason, count] : refusals_) {
+      out << "parlor_connections_refused_by_reason_total{reason=\"" << reason << "\"} " << count
+          << '\n';
     }
   }
   out << "# HELP parlor_move_latency_seconds From a move's frame read to its state pushes "

@@ -30,6 +30,11 @@ class Metrics {
   std::atomic<std::uint64_t> accept_errors{0};
 
   void count_reject(const std::string& code);
+  // A WebSocket connection failed for breaking the protocol (1002, 1003, 1007, 1009).
+  void count_protocol_close(std::uint16_t code);
+  // A connection refused at the door, by why (`connections_per_ip`, `handshakes_per_ip`,
+  // `shutting_down`, `header_too_large`); also counted in connections_refused.
+  void count_refusal(const std::string& reason);
   void observe_move_latency(std::int64_t microseconds);
 
   // `room_counts` lines (rooms by status) are passed in by the lobby.
@@ -38,6 +43,8 @@ class Metrics {
  private:
   mutable std::mutex rejects_mutex_;
   std::map<std::string, std::uint64_t> rejects_;
+  std::map<std::uint16_t, std::uint64_t> protocol_closes_;
+  std::map<std::string, std::uint64_t> refusals_;
   std::array<std::atomic<std::uint64_t>, kLatencyBucketsUs.size() + 1> latency_buckets_{};
   std::atomic<std::uint64_t> latency_sum_us_{0};
   std::atomic<std::uint64_t> latency_count_{0};

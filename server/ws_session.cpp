@@ -13,6 +13,7 @@
 #include "protocol/request_id.h"
 #include "protocol/text.h"
 #include "server/log.h"
+#include "server/log_throttle.h"
 
 namespace parlor::server {
 
@@ -66,8 +67,15 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
   timeouts.keep_alive_pings = false;
   ws_.set_option(timeouts);
   // Pings and pongs are read by Beast and never reach on_read; they are signs of life too.
-  ws_.control_callback(
-      [this](websocket::frame_type, beast::string_view) { last_heard_ = Clock::now(); });
+  ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
+    last_heard_ = Clock::now();
+    if (kind == websocket::frame_type::close) {
+      peer_closed_ = true;
+      peer_close_code_ = ws_.reason().code;
+    }
+  });
+  ws_.next_layer().set_close_rewrite(
+      [this](std::uint16_t code) { return close_replacement(code); });
   ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
     response.set(beast::http::field::server, "parlor");
   }));
@@ -79,6 +87,8 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
       static_cast<int>(std::min<std::size_t>(config.max_queue_bytes, 1 << 30)));
   beast::error_code ignored;
   tcp_socket(ws_).set_option(send_buffer, ignored);
+  const auto remote = tcp_socket(ws_).remote_endpoint(ignored);
+  peer_ = ignored ? "?" : remote.address().to_string();
   client_.connection = this->shared_from_this();
   state_->register_connection(client_.connection);
   ws_.async_accept(request,
@@ -103,21 +113,32 @@ void WsSession<Stream>::do_read() {
 template <class Stream>
 void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
   if (ec) {
-    // message_too_big: Beast has already sent close 1009; other errors end the session.
+    // A protocol failure (1002, 1007, 1009): Beast has already sent the close frame, with the
+    // reason close_replacement gave it, and torn the connection down. Other errors (the peer
+    // closed or vanished) end the session too.
     return finish();
   }
   const auto received = Clock::now();
   last_heard_ = received;
   state_->metrics().bytes_in.fetch_add(bytes, std::memory_order_relaxed);
+  if (ws_.got_binary()) {
+    // The protocol is JSON in text frames only; a binary frame is not parsed as if it were.
+    buffer_.consume(buffer_.size());
+    std::string reason = "binary frames are not part of the protocol; send JSON text frames";
+    note_protocol_close(websocket::close_code::unknown_data, reason);
+    return do_close(websocket::close_code::unknown_data, std::move(reason));
+  }
   const std::string_view frame(static_cast<const char*>(buffer_.data().data()),
                                buffer_.data().size());
   if (!take_rate_token(received)) {
-    // The request is dropped unread, but its reply still says which request it was.
-    const Json re = protocol::peek_request_id(frame);
-    buffer_.consume(buffer_.size());
     if (++strikes_ > state_->config().rate_strikes_before_close) {
+      buffer_.consume(buffer_.size());
       return do_close(websocket::close_code::policy_error, "rate limit exceeded repeatedly");
     }
+    // The dropped request is not decoded, but its reply still carries its `re`, so the
+    // client knows which request to send again: the id alone is read, in one cheap pass.
+    const Json re = protocol::scan_request_id(frame, state_->limits());
+    buffer_.consume(buffer_.size());
     state_->metrics().count_reject(std::string(wire_name(protocol::ErrorCode::kRateLimited)));
     send(make_frame(protocol::encode_error(re, protocol::ErrorCode::kRateLimited,
                                            "too many messages; slow down (request dropped)")));
@@ -300,6 +321,48 @@ void WsSession<Stream>::do_close(std::uint16_t code, const std::string& reason) 
   // A close frame's payload is at most 125 bytes, and its reason must stay valid UTF-8.
   why.reason = std::string(protocol::truncate_utf8(reason, 123));
   ws_.async_close(why, [self = this->shared_from_this()](beast::error_code) { self->finish(); });
+}
+
+template <class Stream>
+std::optional<typename FrameWriterStream<Stream>::CloseReplacement>
+WsSession<Stream>::close_replacement(std::uint16_t code) {
+  using Replacement = typename FrameWriterStream<Stream>::CloseReplacement;
+  if (peer_closed_) {
+    // Beast echoes the peer's close code. RFC 6455 7.4.2: codes of 5000 and above are not
+    // valid (Beast fails the lower invalid ones itself), so they are not echoed: 1002.
+    if (peer_close_code_ < 5000) return std::nullopt;
+    Replacement out{websocket::close_code::protocol_error,
+                    "invalid close code " + std::to_string(peer_close_code_)};
+    note_protocol_close(out.code, out.reason);
+    return out;
+  }
+  // Beast failing the connection: the code says which rule was broken.
+  Replacement out{code, {}};
+  switch (code) {
+    case websocket::close_code::protocol_error:
+      out.reason =
+          "protocol error: a frame breaks RFC 6455 (reserved bits, opcode, masking, "
+          "fragmentation or close payload)";
+      break;
+    case websocket::close_code::bad_payload:
+      out.reason = "text frame is not valid UTF-8";
+      break;
+    case websocket::close_code::too_big:
+      out.reason =
+          "message larger than " + std::to_string(state_->config().max_message_bytes) + " bytes";
+      break;
+    default:
+      return std::nullopt;
+  }
+  note_protocol_close(code, out.reason);
+  return out;
+}
+
+template <class Stream>
+void WsSession<Stream>::note_protocol_close(std::uint16_t code, const std::string& reason) {
+  static LogThrottle log;
+  state_->metrics().count_protocol_close(code);
+  log.info("websocket from " + peer_ + " failed with " + std::to_string(code) + ": " + reason);
 }
 
 template <class Stream>

@@ -13,6 +13,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,11 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   void pop_written();
   void on_write(beast::error_code ec, std::size_t bytes);
   void do_close(std::uint16_t code, const std::string& reason);
+  // What replaces Beast's bare close frames (see FrameWriterStream::set_close_rewrite).
+  std::optional<typename FrameWriterStream<Stream>::CloseReplacement> close_replacement(
+      std::uint16_t code);
+  // Counts and logs (throttled) a connection failed for breaking the protocol.
+  void note_protocol_close(std::uint16_t code, const std::string& reason);
   void finish();
 
   // Frames written per gather write, within the buffers of one sendmsg of Asio's.
@@ -80,6 +86,10 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   double tokens_;
   Clock::time_point last_refill_ = Clock::now();
   int strikes_ = 0;
+  std::string peer_;  // the client's address, for log lines
+  // The peer's close frame, once read (Beast answers it; an invalid code gets 1002).
+  bool peer_closed_ = false;
+  std::uint16_t peer_close_code_ = 0;
   net::steady_timer close_timer_;
   // Keep-alive: the session's own, not Beast's idle timeout, which re-arms a timer (a cancel,
   // an aborted completion and a new wait) on every message read. Here a message only records

@@ -30,7 +30,7 @@ void LoadClient::start(const client::Endpoints& endpoints) {
     if (auto self = weak.lock()) self->on_message(text);
   };
   handlers.on_end = [weak](const client::ConnectionEnd& end) {
-    if (auto self = weak.lock()) self->fail(end.stage);
+    if (auto self = weak.lock()) self->fail(end);
   };
   connection_ =
       std::make_shared<client::WsConnection>(io_, settings_.url, nullptr, std::move(handlers));
@@ -160,10 +160,15 @@ void LoadClient::send_move(std::int64_t seq, std::string request) {
   send(std::move(request));
 }
 
-void LoadClient::fail(const std::string& what) {
+void LoadClient::fail(const client::ConnectionEnd& end) {
   if (stopped_) return;
   stopped_ = true;
-  ++stats_.errors["connection_" + what];
+  // A refused upgrade is counted by its HTTP status (connection_handshake_429), so the
+  // report tells a refusal from a network failure.
+  ++stats_.errors["connection_" + end.stage +
+                  (end.http_status != 0 ? "_" + std::to_string(end.http_status) : "")];
+  if (std::string hint = client::refusal_hint(end); !hint.empty())
+    stats_.hints.insert(std::move(hint));
 }
 
 }  // namespace parlor::load

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,7 +30,9 @@ struct LoadStats {
   std::int64_t connected = 0;
   std::int64_t reconnects = 0;
   std::map<std::string, std::int64_t> errors;  // by code
-  std::vector<std::int64_t> latencies_us;      // move sent -> own state with the new seq
+  // What to do about connections the server refused (client::refusal_hint), each said once.
+  std::set<std::string> hints;
+  std::vector<std::int64_t> latencies_us;  // move sent -> own state with the new seq
 };
 
 // The seats of one room, sharing the room id once seat 0 has created it.
@@ -66,7 +69,7 @@ class LoadClient : public std::enable_shared_from_this<LoadClient> {
   void on_error(std::string_view code);
   void act(std::int64_t seq, const Json& prompt);
   void send_move(std::int64_t seq, std::string request);
-  void fail(const std::string& what);
+  void fail(const client::ConnectionEnd& end);
 
   boost::asio::io_context& io_;
   const LoadSettings& settings_;

@@ -209,5 +209,6 @@ int main(int argc, char** argv) {
               << "  parlor-load CPU   " << cpu << " s ("
               << report["load_cpu_us_per_move"].get<double>() << " us/move)\n";
   }
+  for (const std::string& hint : stats.hints) std::cerr << "parlor-load: " << hint << "\n";
   return error_count == 0 ? 0 : 1;
 }

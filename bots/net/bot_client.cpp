@@ -114,11 +114,18 @@ void BotClient::on_open() {
 
 void BotClient::on_end(const ConnectionEnd& end) {
   if (done_) return;
+  if (const std::string hint = refusal_hint(end); !hint.empty() && hint != last_hint_) {
+    // Said once (even when quiet), not on every reconnect: it asks the person to act.
+    std::cerr << "parlor-bot " << options_.name << ": " << hint << "\n";
+    last_hint_ = hint;
+  }
   std::string why = end.stage + ": " + end.error.message();
   if (end.close_code == 4000) {
     why = "replaced by another connection of this player";
   } else if (end.close_code != 0) {
     why += " (close " + std::to_string(end.close_code) + " " + end.close_reason + ")";
+  } else if (end.http_status != 0) {
+    why += " (HTTP " + std::to_string(end.http_status) + " " + end.http_body + ")";
   }
   log("connection lost, " + why + "; reconnecting in " + std::to_string(backoff_.count()) + " ms");
   think_timer_.cancel();

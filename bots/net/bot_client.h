@@ -96,7 +96,8 @@ class BotClient : public std::enable_shared_from_this<BotClient> {
   BotReport report_;
 
   std::string token_;
-  bool entered_ = false;  // seated in the room (joined or created)
+  std::string last_hint_;  // the last refusal hint printed, so a retry loop prints it once
+  bool entered_ = false;   // seated in the room (joined or created)
   std::int64_t next_id_ = 1;
   std::map<std::int64_t, Pending> pending_;  // requests on this connection awaiting a reply
   Json latest_state_;                        // the newest state push of our room

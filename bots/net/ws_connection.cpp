@@ -93,7 +93,7 @@ void WsConnection::do_ws_handshake() {
       timeouts.keep_alive_pings = true;
     }
     ws.set_option(timeouts);
-    ws.async_handshake(url_.host, url_.path,
+    ws.async_handshake(handshake_response_, url_.host, url_.path,
                        [self = shared_from_this()](beast::error_code e) { self->on_handshake(e); });
   });
 }
@@ -148,11 +148,19 @@ void WsConnection::end(const std::string& stage, beast::error_code ec) {
   if (ended_) return;
   ended_ = true;
   open_ = false;
-  ConnectionEnd info{stage, ec, 0, {}};
+  ConnectionEnd info{stage, ec, 0, {}, 0, {}};
   visit([&](auto& ws) {
     info.close_code = static_cast<int>(ws.reason().code);
     info.close_reason = std::string(ws.reason().reason.c_str());
   });
+  if (stage == "handshake" && handshake_response_.result_int() != 0 &&
+      handshake_response_.result() != beast::http::status::switching_protocols) {
+    info.http_status = static_cast<int>(handshake_response_.result_int());
+    info.http_body = handshake_response_.body();
+    while (!info.http_body.empty() &&
+           (info.http_body.back() == '\n' || info.http_body.back() == '\r'))
+      info.http_body.pop_back();
+  }
   release();
   // The pending completion handlers hold `self`, so this object outlives the owner dropping
   // its reference inside on_end.
@@ -176,6 +184,32 @@ void WsConnection::release() {
   connect_timer_.cancel();
   beast::error_code ignored;
   socket().close(ignored);
+}
+
+std::string refusal_hint(const ConnectionEnd& end) {
+  const auto said = [&](std::string_view words) {
+    return end.http_body.find(words) != std::string::npos;
+  };
+  switch (end.http_status) {
+    case 0:
+    case 101:
+      return {};
+    case 429:
+      if (said("new connections"))
+        return "server refused: too many new connections a second from this address (429); "
+               "raise --max-handshakes-per-ip or open connections more slowly";
+      return "server refused: too many connections from this address (429); raise "
+             "--max-connections-per-ip or spread the load";
+    case 503:
+      return "server refused: it is shutting down (503); start it again or try later";
+    case 431:
+      return "server refused: request headers too large (431); raise --max-http-header-bytes";
+    case 403:
+      return "server refused: origin not allowed (403); check --allowed-origins";
+    default:
+      return "server refused the WebSocket upgrade with HTTP " + std::to_string(end.http_status) +
+             (end.http_body.empty() ? "" : ": " + end.http_body);
+  }
 }
 
 }  // namespace parlor::client

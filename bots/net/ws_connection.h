@@ -33,7 +33,16 @@ struct ConnectionEnd {
   boost::beast::error_code error;
   int close_code = 0;
   std::string close_reason;
+  // When the server answered the upgrade request with something other than 101 (a refusal
+  // such as 429): its HTTP status and body; 0 and empty otherwise.
+  int http_status = 0;
+  std::string http_body;
 };
+
+// What to do about a connection the server refused at the door, as one sentence for the
+// person running the tool (e.g. "server refused: too many connections from this address
+// (429); raise --max-connections-per-ip or spread the load"); empty for other endings.
+std::string refusal_hint(const ConnectionEnd& end);
 
 struct ConnectionHandlers {
   std::function<void()> on_open;                          // handshake done
@@ -100,6 +109,8 @@ class WsConnection : public std::enable_shared_from_this<WsConnection> {
   bool connecting_ = true;
   bool connect_timed_out_ = false;
   boost::beast::flat_buffer buffer_;
+  // The server's answer to the upgrade request, kept to explain a refusal.
+  boost::beast::websocket::response_type handshake_response_;
   std::deque<std::string> outbox_;
   bool writing_ = false;
   bool open_ = false;

@@ -107,30 +107,6 @@ TEST(Limits, FloodGetsRateLimitedThenClosed) {
   EXPECT_EQ(other->request({{"type", "ping"}})["type"], "pong");
 }
 
-// Every reply says which request it answers, a dropped one too: a client waiting for the
-// reply to request N learns that N was rate-limited instead of waiting forever.
-TEST(Limits, ARateLimitedRequestIsAnsweredWithItsRe) {
-  auto config = ServerFixture::test_config();
-  config.rate_per_second = 1;
-  config.rate_burst = 3;
-  config.rate_strikes_before_close = 100;
-  ServerFixture server(config);
-  auto client = server.player("alice");
-  for (int i = 0; i < 10; ++i) {
-    client->send({{"type", "ping"}, {"id", "req-" + std::to_string(i)}});
-  }
-  std::set<std::string> answered;
-  int limited = 0;
-  while (auto frame = client->next(std::chrono::seconds(2))) {
-    ASSERT_TRUE(frame->contains("re")) << frame->dump();
-    answered.insert((*frame)["re"].get<std::string>());
-    if ((*frame).value("code", "") == "rate_limited") ++limited;
-  }
-  EXPECT_EQ(answered.size(), 10u) << "each request got its own reply";
-  EXPECT_GE(limited, 5);
-  EXPECT_FALSE(client->closed());
-}
-
 TEST(Limits, SlowConsumerIsClosedWhileTheTablePlaysOn) {
   auto config = ServerFixture::test_config();
   config.max_queue_messages = 16;
