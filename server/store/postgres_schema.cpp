@@ -81,12 +81,14 @@ struct Target {
   std::string database;
   std::string server;  // host:port
   std::string user;
+  std::string host;
+  std::string port;
 };
 
 // What libpq makes of the URL, without connecting (its defaults filled in: PGHOST, the
 // socket directory, port 5432, the OS user).
 Target parse_target(const std::string& url) {
-  Target target{"?", "?", "?"};
+  Target target{"?", "?", "?", "", ""};
   char* error = nullptr;
   PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
   if (error) PQfreemem(error);
@@ -117,6 +119,8 @@ Target parse_target(const std::string& url) {
   if (host.empty()) host = hostaddr.empty() ? "localhost" : hostaddr;
   if (port.empty()) port = "5432";
   if (target.database == "?") target.database = target.user;
+  target.host = host;
+  target.port = port;
   target.server = host + ":" + port;
   return target;
 }
@@ -153,8 +157,8 @@ std::unique_ptr<Conn> connect(const std::string& url, std::chrono::milliseconds 
     }
     if (contains(why, "does not exist") && contains(why, "database")) {
       throw StoreError("database \"" + target.database + "\" does not exist on " + server +
-                       " (create it, e.g. createdb -h HOST -p PORT -U " + target.user + " " +
-                       target.database + ")" + detail);
+                       " (create it: createdb -h " + target.host + " -p " + target.port + " -U " +
+                       target.user + " " + target.database + ")" + detail);
     }
     if (contains(why, "timeout expired")) {
       throw StoreError("cannot reach " + server + " (no answer before the connect timeout)" +
