@@ -111,12 +111,47 @@ constexpr std::pair<const char*, std::string_view> kStatements[] = {
     {"insert_move",
      "INSERT INTO moves (room_id, game_number, seq, seat, move, at_ms, state_hash)"
      " VALUES ($1, $2, $3, $4, $5, $6, $7)"},
+    // Several moves in one statement: one array per column, in the order of insert_move's
+    // parameters (insert_moves() below).
+    {"insert_moves",
+     "INSERT INTO moves (room_id, game_number, seq, seat, move, at_ms, state_hash)"
+     " SELECT * FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::integer[], $5::json[],"
+     " $6::bigint[], $7::bigint[])"},
     // An abandoned room has no finished_ms (its game never ended): its age counts from its
     // last game's start. Cascades to seats, games and moves.
     {"prune_rooms",
      "DELETE FROM rooms WHERE status IN ('finished', 'abandoned') AND COALESCE(finished_ms,"
      " (SELECT max(started_ms) FROM games WHERE games.room_id = rooms.id), created_ms) < $1"},
 };
+
+// A PostgreSQL array literal of one column of `rows`: every element quoted, NULL as NULL.
+std::string array_literal(const std::vector<const pg::Params*>& rows, std::size_t column) {
+  std::string out = "{";
+  for (const pg::Params* row : rows) {
+    if (out.size() > 1) out += ',';
+    const auto& value = (*row)[column];
+    if (!value) {
+      out += "NULL";
+      continue;
+    }
+    out += '"';
+    for (const char c : *value) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + '}';
+}
+
+// One insert_moves step for the insert_move parameters of several moves.
+pg::Step insert_moves(const std::vector<const pg::Params*>& rows) {
+  pg::Step step{"insert_moves", {}};
+  for (std::size_t column = 0; column < 7; ++column) {
+    step.params.emplace_back(array_literal(rows, column));
+  }
+  return step;
+}
 
 constexpr std::string_view kRoomColumns =
     "SELECT r.id, r.kind, r.seats, r.game_options, r.room_options, r.creator_id, r.status,"
@@ -448,8 +483,13 @@ bool PostgresStore::commit_batch(std::vector<Write>& batch, std::vector<char>& o
   };
 
   std::vector<pg::Step> steps;
-  std::vector<std::size_t> owner;  // the write of each step; npos: BEGIN or COMMIT
+  std::vector<std::size_t> owner;  // the write of each step; kNone: BEGIN or COMMIT
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  constexpr std::size_t kMoves = kNone - 1;  // a multi-row INSERT of several moves
+  // Moves next to each other in the queue go as one multi-row INSERT — one statement for the
+  // server to plan and run instead of one per move. Once such a statement is refused, every
+  // write goes as its own statements so that the refusal names the write.
+  bool one_statement_per_write = false;
   while (!pending.empty()) {
     if (writer_conn_ && writer_conn_->broken()) writer_conn_.reset();
     if (!writer_conn_) {
@@ -463,11 +503,25 @@ bool PostgresStore::commit_batch(std::vector<Write>& batch, std::vector<char>& o
     owner.clear();
     steps.push_back({"begin", {}});
     owner.push_back(kNone);
-    for (const std::size_t i : pending) {
-      for (const auto& step : statements[i]) {
-        steps.push_back(step);
-        owner.push_back(i);
+    for (std::size_t k = 0; k < pending.size();) {
+      const auto is_move = [&](std::size_t at) {
+        return std::holds_alternative<MoveRecord>(batch[pending[at]].record);
+      };
+      std::size_t end = k;
+      while (!one_statement_per_write && end < pending.size() && is_move(end)) ++end;
+      if (end - k > 1) {
+        std::vector<const pg::Params*> rows;
+        for (std::size_t at = k; at < end; ++at) rows.push_back(&statements[pending[at]][0].params);
+        steps.push_back(insert_moves(rows));
+        owner.push_back(kMoves);
+        k = end;
+        continue;
       }
+      for (const auto& step : statements[pending[k]]) {
+        steps.push_back(step);
+        owner.push_back(pending[k]);
+      }
+      ++k;
     }
     steps.push_back({"commit", {}});
     owner.push_back(kNone);
@@ -487,9 +541,14 @@ bool PostgresStore::commit_batch(std::vector<Write>& batch, std::vector<char>& o
       return true;
     }
     const std::size_t refused = owner[*outcome.failed];
-    if (refused == kNone || !refuses_one_write(outcome.sqlstate)) {
-      return fail_pending((refused == kNone ? std::string("the transaction failed: ")
-                                            : describe(batch[refused]) + " failed: ") +
+    if (refused == kMoves && refuses_one_write(outcome.sqlstate)) {
+      one_statement_per_write = true;  // which move? sent one by one, the server says
+      resent_batches_.fetch_add(1);
+      continue;
+    }
+    if (refused == kNone || refused == kMoves || !refuses_one_write(outcome.sqlstate)) {
+      return fail_pending((refused >= kMoves ? std::string("the transaction failed: ")
+                                             : describe(batch[refused]) + " failed: ") +
                           outcome.message + " (SQLSTATE " + outcome.sqlstate + ")");
     }
     // That write alone is refused; the rest of the batch is sent again without it (and
@@ -497,6 +556,7 @@ bool PostgresStore::commit_batch(std::vector<Write>& batch, std::vector<char>& o
     report(describe(batch[refused]) + " was not stored: " + outcome.message);
     const auto broken = game_of(refused);
     if (broken) broken_games_.insert(*broken);
+    resent_batches_.fetch_add(1);
     std::erase_if(pending, [&](std::size_t i) {
       if (i == refused) return true;
       const auto game = game_of(i);

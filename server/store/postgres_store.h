@@ -9,6 +9,7 @@
 // batch is sent again. The callers' threads only push onto the queue.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -71,6 +72,8 @@ class PostgresStore final : public Store {
 
   // `database "parlor" on PostgreSQL server host:port`, for messages.
   const std::string& target() const { return target_; }
+  // How often a batch was sent again after the server refused a statement in it.
+  std::uint64_t resent_batches() const { return resent_batches_.load(); }
 
   void save_player(PlayerRecord player, DurableCallback on_durable) override;
   void save_room(RoomRecord room, DurableCallback on_durable) override;
@@ -124,6 +127,7 @@ class PostgresStore final : public Store {
 
   // Writer thread only: games with a move that was not stored; their later moves are refused.
   std::set<std::pair<std::string, int>> broken_games_;
+  std::atomic<std::uint64_t> resent_batches_{0};
   std::thread writer_;
 };
 

@@ -314,6 +314,44 @@ TEST_F(PostgresStoreTest, TextWithANulByteIsRefusedNotCutShort) {
   EXPECT_EQ(sql("SELECT count(*) FROM players"), "1");
 }
 
+// Moves queued together go as one multi-row INSERT of arrays: quotes, backslashes, braces,
+// commas and NULLs in them must not break the array literals (which the writer would survive
+// only by sending the batch again, one statement per move).
+TEST_F(PostgresStoreTest, MovesQueuedTogetherGoAsOneStatementWhateverTheirText) {
+  auto with = options(url_);
+  with.batch_window = std::chrono::milliseconds(50);
+  PostgresStore store(with);
+  store.save_player(player("p1"), nullptr);
+  store.save_room(started(room("r1", "p1"), 1, 5, 0), nullptr);
+  Outcomes outcomes;
+  const std::vector<std::string> says = {"a \"quoted\" word", "back\\slash", "{brace}, comma",
+                                         "NULL", "\u00e9t\u00e9"};
+  for (std::size_t i = 0; i < says.size(); ++i) {
+    MoveRecord m = move("r1", 1, static_cast<std::int64_t>(i + 1));
+    m.move = {{"say", says[i]}};
+    store.append_move(m, outcomes.callback());
+  }
+  store.flush();
+  EXPECT_EQ(outcomes.ok, static_cast<int>(says.size()));
+  EXPECT_EQ(store.resent_batches(), 0u);
+  EXPECT_EQ(store.stats().batches, 1u);
+  EXPECT_EQ(sql("SELECT string_agg(move->>'say', '|' ORDER BY seq) FROM moves"),
+            "a \"quoted\" word|back\\slash|{brace}, comma|NULL|\u00e9t\u00e9");
+  EXPECT_EQ(sql("SELECT count(*) FROM moves WHERE state_hash IS NULL"), "4");
+
+  // A refused move among them: the batch goes again, one statement per move, and only that
+  // move and the later ones of its game fail.
+  Outcomes mixed;
+  store.append_move(move("r1", 1, 6), mixed.callback());
+  store.append_move(move("r1", 1, 3), mixed.callback());  // a seq the game has
+  store.append_move(move("r1", 1, 7), mixed.callback());
+  store.flush();
+  EXPECT_EQ(mixed.ok, 1);
+  EXPECT_EQ(mixed.failed, 2);
+  EXPECT_EQ(store.resent_batches(), 2u) << "once to find the move, once without it";
+  EXPECT_EQ(sql("SELECT max(seq) FROM moves"), "6");
+}
+
 TEST_F(PostgresStoreTest, JsonIsStoredAsWritten) {
   auto store = open();
   store->save_player(player("p1"), nullptr);

@@ -311,6 +311,37 @@ TEST_P(StoreTest, RoomsEndedBeforeTheRetentionCutoffAreDeletedWithTheirGamesAndM
   ASSERT_EQ(state.players.size(), 1u) << "players are kept";
 }
 
+// Moves whose JSON holds quotes, backslashes, braces, commas and non-ASCII text, written
+// together in one batch, come back as they were.
+TEST_P(StoreTest, MovesWithAnyTextComeBackAsWritten) {
+  auto store = open({std::chrono::milliseconds(50), 512});
+  store->save_player(player("p1"), nullptr);
+  store->save_room(started(room("r1", "p1"), 1, 5, 0), nullptr);
+  const std::vector<nlohmann::json> texts = {
+      {{"say", "a \"quoted\" word"}},
+      {{"say", "back\\slash {brace}, comma"}},
+      {{"say", "NULL"}, {"n", nullptr}},
+      {{"say", "\u00e9t\u00e9 \U0001F0A1"}, {"list", {1, "two", 3.5}}},
+      {{"say", "\x01 control"}},
+  };
+  Outcomes outcomes;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    MoveRecord m = move("r1", 1, static_cast<std::int64_t>(i + 1));
+    m.move = texts[i];
+    store->append_move(m, outcomes.callback());
+  }
+  store->flush();
+  EXPECT_EQ(outcomes.ok, static_cast<int>(texts.size()));
+  const auto state = store->load();
+  ASSERT_EQ(state.rooms.size(), 1u);
+  ASSERT_EQ(state.rooms[0].moves.size(), texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    EXPECT_EQ(state.rooms[0].moves[i].move, texts[i]) << i;
+    EXPECT_EQ(state.rooms[0].moves[i].state_hash,
+              move("r1", 1, static_cast<std::int64_t>(i + 1)).state_hash);
+  }
+}
+
 TEST_P(StoreTest, SavingARoomAgainReplacesItsSeats) {
   auto store = open();
   store->save_player(player("p1"), nullptr);
