@@ -226,6 +226,7 @@ TEST_F(PostgresStoreTest, ABatchIsOneTransaction) {
   const auto transactions = xid() - before - 1;
   EXPECT_GE(transactions, 1);
   EXPECT_LT(transactions, kMoves / 10) << "1000 appends should take a few dozen commits at most";
+  // Each committed batch took one; nothing else writes on the test server.
   EXPECT_EQ(static_cast<std::uint64_t>(transactions), store->stats().batches - batches_before);
   EXPECT_EQ(sql("SELECT count(*) FROM moves"), std::to_string(kMoves));
   store.reset();

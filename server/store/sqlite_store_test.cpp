@@ -152,7 +152,7 @@ std::string read_bytes(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-// ---- round trips ---------------------------------------------------------------------------
+// ---- the data directory --------------------------------------------------------------------
 
 TEST_F(SqliteStoreTest, CreatesTheDataDirectoryAndFile) {
   ASSERT_FALSE(fs::exists(dir_));

@@ -178,7 +178,9 @@ void PostgresServer::start_postgres() {
                                      "-c",
                                      std::string("fsync=") + (options_.fsync ? "on" : "off")};
     if (!options_.fsync) {
-      argv.insert(argv.end(), {"-c", "full_page_writes=off"});
+      // Tests: no autovacuum either, so nothing but the tests themselves writes (a test
+      // counts transaction ids).
+      argv.insert(argv.end(), {"-c", "full_page_writes=off", "-c", "autovacuum=off"});
     }
     const fs::path log = dir_ / "postgres.log";
     pid_ = spawn(argv, uid_, gid_, dir_, log, true);

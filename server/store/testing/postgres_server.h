@@ -19,8 +19,9 @@ namespace parlor::server::testing {
 struct PostgresServerOptions {
   // Where initdb, pg_ctl and postgres are (Debian's postgresql-15).
   std::filesystem::path bin_dir = "/usr/lib/postgresql/15/bin";
-  // fsync off suits tests (they check ordering and visibility, not the disk) and makes them
-  // faster; benchmarks keep it on so commits cost what they cost in production.
+  // fsync off (and autovacuum off) suits tests: they check ordering and visibility, not the
+  // disk, and run faster. Benchmarks keep both on so commits cost what they cost in
+  // production.
   bool fsync = false;
   std::chrono::seconds start_timeout{60};
 };
