@@ -71,6 +71,12 @@ TEST(Config, StoreBackends) {
             std::string::npos)
       << error;
   EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
+  ::setenv("PARLOR_STORE", "mysql://parlor:hunter2@db/parlor", 1);
+  EXPECT_FALSE(parse({}, error));
+  ::unsetenv("PARLOR_STORE");
+  EXPECT_NE(error.find("bad value for PARLOR_STORE: \"mysql://parlor:***@db/parlor\""),
+            std::string::npos)
+      << error;
 }
 
 TEST(Config, ReplayRetention) {
