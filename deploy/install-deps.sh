@@ -8,11 +8,14 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
-  libboost1.81-dev nlohmann-json3-dev libssl-dev libsqlite3-dev libmimalloc-dev
+  libboost1.81-dev nlohmann-json3-dev libssl-dev libsqlite3-dev libpq-dev libmimalloc-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   openssl chromium
   redis-server libhiredis-dev
   python3 clang-format clang-tidy
+  # The PostgreSQL server: the store's tests start their own from its binaries
+  # (/usr/lib/postgresql/15/bin); none is needed running.
+  postgresql-15
 )
 # The machine image may bring its own Node.js (with npm bundled); Debian's npm package would
 # conflict with it, so Debian's Node.js is installed only when there is none.
@@ -33,6 +36,23 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
   echo "install-deps: Debian packages installed"
+  # Installing postgresql-15 may create and start Debian's default cluster (15/main). Nothing
+  # here uses it: the tests start their own servers. Stop it and keep it from starting at
+  # boot; the cluster itself stays (pg_ctlcluster 15 main start brings it back).
+  if [[ " ${missing[*]} " == *" postgresql-15 "* ]] && command -v pg_lsclusters >/dev/null; then
+    while read -r version cluster _port status _rest; do
+      [ "$version" = 15 ] || continue
+      if [ "$status" = online ]; then
+        "${sudo_cmd[@]}" pg_ctlcluster "$version" "$cluster" stop
+        echo "install-deps: stopped the PostgreSQL cluster $version/$cluster the package started"
+      fi
+      start_conf="/etc/postgresql/$version/$cluster/start.conf"
+      if [ -f "$start_conf" ] && grep -qx auto "$start_conf"; then
+        echo manual | "${sudo_cmd[@]}" tee "$start_conf" >/dev/null
+        echo "install-deps: PostgreSQL cluster $version/$cluster set to start manually"
+      fi
+    done < <(pg_lsclusters --no-header 2>/dev/null || true)
+  fi
 else
   echo "install-deps: all ${#packages[@]} Debian packages already installed"
 fi

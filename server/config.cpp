@@ -1,5 +1,7 @@
 #include "server/config.h"
 
+#include "server/store/postgres_store.h"
+
 #include <charconv>
 #include <cstdlib>
 #include <functional>
@@ -52,6 +54,11 @@ auto number_flag(T ServerConfig::*member, T min, T max) {
   };
 }
 
+// A flag's value as an error message may show it: a --store URL can hold a password.
+std::string shown_value(const std::string& flag, const std::string& value) {
+  return flag == "store" ? redact_store_url(value) : value;
+}
+
 const std::map<std::string, Flag>& flags() {
   static const std::map<std::string, Flag> table = {
       {"port",
@@ -80,10 +87,11 @@ const std::map<std::string, Flag>& flags() {
         },
         true}},
       {"store",
-       {"sqlite (durable, the default) or none (in memory; lost on exit)",
+       {"sqlite (durable, the default), postgres://USER:PASSWORD@HOST:PORT/DATABASE (durable, "
+        "in PostgreSQL) or none (in memory; lost on exit)",
         [](const std::string& v, ServerConfig& c) {
           c.store = v;
-          return v == "sqlite" || v == "none";
+          return v == "sqlite" || v == "none" || is_postgres_url(v);
         }}},
       {"store-sync",
        {"full (a move acknowledged survives a power loss; the default) or normal "
@@ -215,7 +223,7 @@ std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std:
       const std::string text = value;
       if (flag.is_switch && (text.empty() || text == "0" || text == "false")) continue;
       if (!flag.set(text, config)) {
-        error = "bad value for " + env_name(name) + ": \"" + text + "\"";
+        error = "bad value for " + env_name(name) + ": \"" + shown_value(name, text) + "\"";
         return std::nullopt;
       }
     }
@@ -249,7 +257,7 @@ std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std:
       value = argv[++i];
     }
     if (!it->second.set(value.value_or(""), config)) {
-      error = "bad value for --" + arg + ": \"" + value.value_or("") + "\"";
+      error = "bad value for --" + arg + ": \"" + shown_value(arg, value.value_or("")) + "\"";
       return std::nullopt;
     }
   }

@@ -18,8 +18,10 @@ struct ServerConfig {
   std::string static_dir = "client-web/dist";
   bool dev = false;  // allows the `seed` room option
 
-  // Where rooms, moves and players are kept ("" with store = "none": in memory only).
-  std::string store = "sqlite";  // "sqlite" or "none"
+  // Where rooms, moves and players are kept: "sqlite" (a file in data_dir), a PostgreSQL URL
+  // (postgres:// or postgresql://; it may hold a password: show it only through
+  // redact_store_url) or "none" (in memory only).
+  std::string store = "sqlite";
   std::string data_dir = "./data";
   // kFull: an acknowledged move survives a power loss; kNormal: a process crash only
   // (server/store/README.md).

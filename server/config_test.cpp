@@ -52,6 +52,33 @@ TEST(Config, StoreDurabilityAndGroupCommit) {
   EXPECT_FALSE(parse({"--store-batch-us", "-1"}, error));
 }
 
+TEST(Config, StoreBackends) {
+  std::string error;
+  for (const char* store :
+       {"sqlite", "none", "postgres://parlor:pw@db:5432/parlor", "postgresql://parlor@db/parlor"}) {
+    auto config = parse({"--store", store}, error);
+    ASSERT_TRUE(config) << store << ": " << error;
+    EXPECT_EQ(config->store, store);
+  }
+  ::setenv("PARLOR_STORE", "postgres://parlor:pw@db/parlor", 1);
+  auto from_env = parse({}, error);
+  ::unsetenv("PARLOR_STORE");
+  ASSERT_TRUE(from_env) << error;
+  EXPECT_EQ(from_env->store, "postgres://parlor:pw@db/parlor");
+  // A refused value is shown without its password.
+  EXPECT_FALSE(parse({"--store", "mysql://parlor:hunter2@db/parlor"}, error));
+  EXPECT_NE(error.find("bad value for --store: \"mysql://parlor:***@db/parlor\""),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
+  ::setenv("PARLOR_STORE", "mysql://parlor:hunter2@db/parlor", 1);
+  EXPECT_FALSE(parse({}, error));
+  ::unsetenv("PARLOR_STORE");
+  EXPECT_NE(error.find("bad value for PARLOR_STORE: \"mysql://parlor:***@db/parlor\""),
+            std::string::npos)
+      << error;
+}
+
 TEST(Config, ReplayRetention) {
   std::string error;
   auto defaults = parse({}, error);

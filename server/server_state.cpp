@@ -6,6 +6,7 @@
 #include "protocol/text.h"
 #include "server/log.h"
 #include "server/replay.h"
+#include "server/store/postgres_store.h"
 #include "server/store/sqlite_store.h"
 
 namespace parlor::server {
@@ -173,34 +174,50 @@ void ServerState::disconnected(ClientContext& client) {
 }
 
 void ServerState::open_store() {
-  if (config_.store != "sqlite") return;
-  SqliteStoreOptions options;
-  options.data_dir = config_.data_dir;
-  options.synchronous = config_.store_sync == ServerConfig::StoreSync::kNormal
-                            ? SqliteStoreOptions::Synchronous::kNormal
-                            : SqliteStoreOptions::Synchronous::kFull;
-  options.batch_window = config_.store_batch_window;
-  options.log_error = [](std::string_view message) { log_error(message); };
-  store_ = std::make_unique<SqliteStore>(std::move(options));
+  std::string where;
+  if (config_.store == "sqlite") {
+    SqliteStoreOptions options;
+    options.data_dir = config_.data_dir;
+    options.synchronous = config_.store_sync == ServerConfig::StoreSync::kNormal
+                              ? SqliteStoreOptions::Synchronous::kNormal
+                              : SqliteStoreOptions::Synchronous::kFull;
+    options.batch_window = config_.store_batch_window;
+    options.log_error = [](std::string_view message) { log_error(message); };
+    store_ = std::make_unique<SqliteStore>(std::move(options));
+    where = config_.data_dir;
+  } else if (is_postgres_url(config_.store)) {
+    // Durability is the database server's (synchronous_commit); --store-sync is SQLite's.
+    PostgresStoreOptions options;
+    options.url = config_.store;
+    options.batch_window = config_.store_batch_window;
+    options.log_error = [](std::string_view message) { log_error(message); };
+    auto postgres = std::make_unique<PostgresStore>(std::move(options));
+    where = postgres->target();
+    store_ = std::move(postgres);
+  } else {
+    return;
+  }
   const LoadedState stored = store_->load();
   for (const PlayerRecord& p : stored.players) {
     identity_.restore(std::make_shared<Player>(p.id, p.name, p.token_hash));
   }
   lobby_.set_store(store_.get());
   const int frozen = lobby_.restore(stored, identity_);
-  log_info("store " + config_.data_dir + ": " + std::to_string(stored.players.size()) +
-           " players, " + std::to_string(stored.rooms.size()) + " unfinished rooms recovered" +
+  log_info("store " + where + ": " + std::to_string(stored.players.size()) + " players, " +
+           std::to_string(stored.rooms.size()) + " unfinished rooms recovered" +
            (frozen ? ", " + std::to_string(frozen) + " frozen" : ""));
 }
 
 void ServerState::close_store() {
   if (auto* sqlite = dynamic_cast<SqliteStore*>(store_.get())) sqlite->close();
+  if (auto* postgres = dynamic_cast<PostgresStore*>(store_.get())) postgres->close();
 }
 
 ReplayOutcome ServerState::replay(const std::string& room, std::optional<int> seat,
                                   std::optional<int> game, const Player* requester) {
   if (!store_) {
-    return ReplayRefusal{ErrorCode::kNotAllowed, "replays need the durable store (--store sqlite)"};
+    return ReplayRefusal{ErrorCode::kNotAllowed,
+                         "replays need a durable store (--store sqlite or postgres://...)"};
   }
   auto history = store_->load_room(room);
   if (!history) {

@@ -1,5 +1,8 @@
+// SQLite's own behaviour: the move log and archiving, fsyncs per batch, the data directory,
+// its lock and damaged files. What every backend must do is in store_test.cpp.
 #include "server/store/sqlite_store.h"
 #include "server/store/sqlite_schema.h"
+#include "server/store/store_test_records.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -19,6 +22,7 @@ namespace parlor::server {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace store_test;
 
 // ---- counting fsyncs: a VFS that is the default one with xSync counted -------------------
 
@@ -143,74 +147,12 @@ class SqliteStoreTest : public ::testing::Test {
   mutable std::vector<std::string> logged_;
 };
 
-PlayerRecord player(const std::string& id, unsigned char fill = 7) {
-  PlayerRecord out{id, "Name " + id, {}, 1'700'000'000'000};
-  out.token_hash.fill(fill);
-  out.token_hash[0] = static_cast<unsigned char>(id.size());
-  return out;
-}
-
-RoomRecord room(const std::string& id, const std::string& creator) {
-  RoomRecord out;
-  out.id = id;
-  out.kind = "hearts";
-  out.seats = 4;
-  out.game_options = {{"target", 100}, {"variant", "omnibus"}};
-  out.room_options = {{"private", false}, {"turn_seconds", 30}};
-  out.creator_id = creator;
-  out.occupants = {SeatRecord{creator, "Name " + creator, std::nullopt}, std::nullopt,
-                   SeatRecord{std::nullopt, "Bot 3 (greedy)", "greedy"}, std::nullopt};
-  out.created_ms = 1'700'000'000'500;
-  return out;
-}
-
-RoomRecord started(RoomRecord record, int game_number, std::uint64_t seed, std::int64_t start_seq) {
-  record.status = StoredRoomStatus::kPlaying;
-  record.game_number = game_number;
-  record.seed = seed;
-  record.start_seq = start_seq;
-  record.game_started_ms = 1'700'000'001'000 + game_number;
-  record.finished_ms.reset();
-  return record;
-}
-
-// The record that ends a room's current game: finished, or abandoned by the sweeper.
-RoomRecord ended(RoomRecord record, StoredRoomStatus status = StoredRoomStatus::kFinished) {
-  record.status = status;
-  if (status == StoredRoomStatus::kFinished) {
-    record.finished_ms = 1'700'000'009'000 + record.game_number;
-  }
-  return record;
-}
-
-MoveRecord move(const std::string& room_id, int game, std::int64_t seq, int seat = 0) {
-  return {room_id,
-          game,
-          seq,
-          seat,
-          {{"action", "play"}, {"cards", {"QS", std::to_string(seq)}}},
-          1'700'000'002'000 + seq,
-          // A checkpoint hash on every third move, with the top bit set to cover the full range.
-          seq % 3 == 0 ? std::optional<std::uint64_t>(0x8000'0000'0000'0000ULL +
-                                                      static_cast<std::uint64_t>(seq))
-                       : std::nullopt};
-}
-
-// A callback that counts successes and failures.
-struct Outcomes {
-  std::atomic<int> ok{0};
-  std::atomic<int> failed{0};
-  DurableCallback callback() {
-    return [this](bool durable) { (durable ? ok : failed).fetch_add(1); };
-  }
-};
-
 std::string read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-// ---- round trips ---------------------------------------------------------------------------
+// ---- the data directory --------------------------------------------------------------------
 
 TEST_F(SqliteStoreTest, CreatesTheDataDirectoryAndFile) {
   ASSERT_FALSE(fs::exists(dir_));
@@ -218,148 +160,7 @@ TEST_F(SqliteStoreTest, CreatesTheDataDirectoryAndFile) {
   EXPECT_TRUE(fs::is_regular_file(file()));
 }
 
-TEST_F(SqliteStoreTest, RoundTripsPlayersRoomsAndMovesAcrossReopen) {
-  const std::uint64_t big_seed = 0xF123'4567'89AB'CDEFULL;  // above INT64_MAX
-  Outcomes outcomes;
-  {
-    auto store = open();
-    store->save_player(player("p1"), outcomes.callback());
-    store->save_player(player("p2", 9), outcomes.callback());
-    store->save_room(room("r1", "p1"), outcomes.callback());
-    store->save_room(started(room("r1", "p1"), 1, big_seed, 0), outcomes.callback());
-    for (int seq = 1; seq <= 5; ++seq)
-      store->append_move(move("r1", 1, seq, seq % 4), outcomes.callback());
-    store->flush();
-    EXPECT_EQ(outcomes.ok, 9);
-  }
-  auto store = open();
-  const LoadedState state = store->load();
-  ASSERT_EQ(state.players.size(), 2u);
-  EXPECT_EQ(state.players[0].id, "p1");
-  EXPECT_EQ(state.players[0].name, "Name p1");
-  EXPECT_EQ(state.players[0].token_hash, player("p1").token_hash);
-  EXPECT_EQ(state.players[0].created_ms, 1'700'000'000'000);
-  EXPECT_EQ(state.players[1].token_hash, player("p2", 9).token_hash);
-
-  ASSERT_EQ(state.rooms.size(), 1u);
-  const RoomRecord& r = state.rooms[0].room;
-  const RoomRecord expected = started(room("r1", "p1"), 1, big_seed, 0);
-  EXPECT_EQ(r.id, "r1");
-  EXPECT_EQ(r.kind, "hearts");
-  EXPECT_EQ(r.seats, 4);
-  EXPECT_EQ(r.game_options, expected.game_options);
-  EXPECT_EQ(r.room_options, expected.room_options);
-  EXPECT_EQ(r.creator_id, "p1");
-  EXPECT_EQ(r.status, StoredRoomStatus::kPlaying);
-  EXPECT_EQ(r.seed, big_seed);
-  EXPECT_EQ(r.game_number, 1);
-  EXPECT_EQ(r.start_seq, 0);
-  EXPECT_EQ(r.created_ms, expected.created_ms);
-  EXPECT_EQ(r.game_started_ms, expected.game_started_ms);
-  EXPECT_FALSE(r.finished_ms);
-  ASSERT_EQ(r.occupants.size(), 4u);
-  ASSERT_TRUE(r.occupants[0]);
-  EXPECT_EQ(r.occupants[0]->player_id, "p1");
-  EXPECT_EQ(r.occupants[0]->name, "Name p1");
-  EXPECT_FALSE(r.occupants[0]->bot);
-  EXPECT_FALSE(r.occupants[1]);
-  ASSERT_TRUE(r.occupants[2]);
-  EXPECT_FALSE(r.occupants[2]->player_id);
-  EXPECT_EQ(r.occupants[2]->bot, "greedy");
-  EXPECT_FALSE(r.occupants[3]);
-
-  const auto& moves = state.rooms[0].moves;
-  ASSERT_EQ(moves.size(), 5u);
-  for (std::size_t i = 0; i < moves.size(); ++i) {
-    const MoveRecord want =
-        move("r1", 1, static_cast<std::int64_t>(i + 1), static_cast<int>((i + 1) % 4));
-    EXPECT_EQ(moves[i].seq, want.seq);
-    EXPECT_EQ(moves[i].seat, want.seat);
-    EXPECT_EQ(moves[i].move, want.move);
-    EXPECT_EQ(moves[i].at_ms, want.at_ms);
-    EXPECT_EQ(moves[i].state_hash, want.state_hash);
-    EXPECT_EQ(moves[i].room_id, "r1");
-    EXPECT_EQ(moves[i].game_number, 1);
-  }
-}
-
-TEST_F(SqliteStoreTest, LoadReturnsUnfinishedRoomsWithTheCurrentGamesMovesInOrder) {
-  auto store = open();
-  store->save_player(player("p1"), nullptr);
-  // r1: game 1 finished, then a rematch (game 2, seq continues) in progress.
-  store->save_room(started(room("r1", "p1"), 1, 11, 0), nullptr);
-  for (int seq = 1; seq <= 3; ++seq) store->append_move(move("r1", 1, seq), nullptr);
-  RoomRecord finished = started(room("r1", "p1"), 1, 11, 0);
-  finished.status = StoredRoomStatus::kFinished;
-  finished.finished_ms = 1'700'000'009'000;
-  store->save_room(finished, nullptr);
-  store->save_room(started(room("r1", "p1"), 2, 22, 4), nullptr);
-  // Appended out of seq order; loading sorts by seq.
-  for (int seq : {7, 5, 6}) store->append_move(move("r1", 2, seq), nullptr);
-  // r2 waiting, r3 finished, r4 abandoned.
-  store->save_room(room("r2", "p1"), nullptr);
-  RoomRecord r3 = started(room("r3", "p1"), 1, 33, 0);
-  store->save_room(r3, nullptr);
-  store->append_move(move("r3", 1, 1), nullptr);
-  r3.status = StoredRoomStatus::kFinished;
-  r3.finished_ms = 1'700'000'010'000;
-  store->save_room(r3, nullptr);
-  RoomRecord r4 = started(room("r4", "p1"), 1, 44, 0);
-  r4.status = StoredRoomStatus::kAbandoned;
-  store->save_room(r4, nullptr);
-  store->close();
-
-  store = open();
-  const LoadedState state = store->load();
-  ASSERT_EQ(state.rooms.size(), 2u);
-  std::map<std::string, LoadedRoom> by_id;
-  for (const auto& loaded : state.rooms) by_id[loaded.room.id] = loaded;
-  ASSERT_TRUE(by_id.contains("r1"));
-  ASSERT_TRUE(by_id.contains("r2"));
-  const LoadedRoom& r1 = by_id["r1"];
-  EXPECT_EQ(r1.room.game_number, 2);
-  EXPECT_EQ(r1.room.seed, 22u);
-  EXPECT_EQ(r1.room.start_seq, 4);
-  ASSERT_EQ(r1.moves.size(), 3u);
-  EXPECT_EQ(r1.moves[0].seq, 5);
-  EXPECT_EQ(r1.moves[1].seq, 6);
-  EXPECT_EQ(r1.moves[2].seq, 7);
-  EXPECT_EQ(by_id["r2"].room.status, StoredRoomStatus::kWaiting);
-  EXPECT_EQ(by_id["r2"].room.game_number, 0);
-  EXPECT_TRUE(by_id["r2"].moves.empty());
-
-  // Replays: every game of a room, finished or not; updating the room kept game 1's moves.
-  const auto history = store->load_room("r1");
-  ASSERT_TRUE(history);
-  ASSERT_EQ(history->games.size(), 2u);
-  EXPECT_EQ(history->games[0].seed, 11u);
-  EXPECT_EQ(history->games[0].finished_ms, 1'700'000'009'000);
-  EXPECT_EQ(history->games[0].moves.size(), 3u);
-  EXPECT_EQ(history->games[1].seed, 22u);
-  EXPECT_FALSE(history->games[1].finished_ms);
-  EXPECT_EQ(history->games[1].moves.size(), 3u);
-  const auto r3_history = store->load_room("r3");
-  ASSERT_TRUE(r3_history);
-  EXPECT_EQ(r3_history->room.status, StoredRoomStatus::kFinished);
-  EXPECT_EQ(r3_history->games.at(0).moves.size(), 1u);
-  EXPECT_FALSE(store->load_room("nope"));
-}
-
 // ---- the move log and archiving ------------------------------------------------------------
-
-void expect_moves(const std::vector<MoveRecord>& got, const std::string& room_id, int game,
-                  std::vector<std::int64_t> seqs) {
-  ASSERT_EQ(got.size(), seqs.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const MoveRecord want = move(room_id, game, seqs[i], got[i].seat);
-    EXPECT_EQ(got[i].room_id, room_id);
-    EXPECT_EQ(got[i].game_number, game);
-    EXPECT_EQ(got[i].seq, want.seq);
-    EXPECT_EQ(got[i].move, want.move);
-    EXPECT_EQ(got[i].at_ms, want.at_ms);
-    EXPECT_EQ(got[i].state_hash, want.state_hash);
-  }
-}
 
 TEST_F(SqliteStoreTest, AFinishedGameIsArchivedIntoMovesAndItsLogRowsAreTrimmed) {
   auto store = open();
@@ -578,145 +379,7 @@ TEST_F(SqliteStoreTest, AVersion2FileWithAnUnfinishedGameRecoversAfterMigration)
   EXPECT_EQ(query("SELECT count(*) FROM move_log"), 0);
 }
 
-TEST_F(SqliteStoreTest, RoomsEndedBeforeTheRetentionCutoffAreDeletedWithTheirGamesAndMoves) {
-  auto store = open();
-  store->save_player(player("p1"), nullptr);
-  // Finished at 1'700'000'009'001 (ended()): before the cutoff below.
-  const RoomRecord old_game = started(room("old", "p1"), 1, 11, 0);
-  store->save_room(old_game, nullptr);
-  for (int seq = 1; seq <= 3; ++seq) store->append_move(move("old", 1, seq), nullptr);
-  store->save_room(ended(old_game), nullptr);
-  // Finished after the cutoff.
-  RoomRecord recent = ended(started(room("recent", "p1"), 1, 12, 0));
-  recent.finished_ms = 1'800'000'000'000;
-  store->save_room(recent, nullptr);
-  // Abandoned: its last game started before the cutoff, then again one started after it.
-  store->save_room(ended(started(room("gone", "p1"), 1, 13, 0), StoredRoomStatus::kAbandoned),
-                   nullptr);
-  RoomRecord abandoned_late =
-      ended(started(room("late", "p1"), 1, 14, 0), StoredRoomStatus::kAbandoned);
-  abandoned_late.game_started_ms = 1'800'000'000'000;
-  store->save_room(abandoned_late, nullptr);
-  // Still playing or waiting, however old: never pruned.
-  const RoomRecord playing = started(room("playing", "p1"), 1, 15, 0);
-  store->save_room(playing, nullptr);
-  store->append_move(move("playing", 1, 1), nullptr);
-  store->save_room(room("waiting", "p1"), nullptr);
-  store->flush();
-  ASSERT_EQ(archived_rows("old"), 3);
-
-  store->prune_ended_rooms(1'750'000'000'000);
-  store->flush();
-  EXPECT_FALSE(store->load_room("old"));
-  EXPECT_FALSE(store->load_room("gone"));
-  EXPECT_EQ(archived_rows("old"), 0) << "the moves go with their room";
-  EXPECT_EQ(query("SELECT count(*) FROM games WHERE room_id IN ('old', 'gone')"), 0);
-  EXPECT_EQ(query("SELECT count(*) FROM room_seats WHERE room_id IN ('old', 'gone')"), 0);
-  EXPECT_TRUE(store->load_room("recent"));
-  EXPECT_TRUE(store->load_room("late"));
-  EXPECT_TRUE(store->load_room("waiting"));
-  const auto state = store->load();
-  ASSERT_EQ(state.rooms.size(), 2u) << "playing and waiting rooms recover as before";
-  ASSERT_EQ(state.players.size(), 1u) << "players are kept";
-}
-
-TEST_F(SqliteStoreTest, SavingARoomAgainReplacesItsSeats) {
-  auto store = open();
-  store->save_player(player("p1"), nullptr);
-  store->save_player(player("p2"), nullptr);
-  RoomRecord r = room("r1", "p1");
-  store->save_room(r, nullptr);
-  r.occupants[0].reset();
-  r.occupants[1] = SeatRecord{"p2", "Name p2", std::nullopt};
-  store->save_room(r, nullptr);
-  store->flush();
-  const auto loaded = store->load();
-  ASSERT_EQ(loaded.rooms.size(), 1u);
-  const auto& occupants = loaded.rooms[0].room.occupants;
-  EXPECT_FALSE(occupants[0]);
-  ASSERT_TRUE(occupants[1]);
-  EXPECT_EQ(occupants[1]->player_id, "p2");
-}
-
 // ---- write-ahead and group commit ----------------------------------------------------------
-
-TEST_F(SqliteStoreTest, OnDurableRunsOnlyOnceTheMoveIsCommitted) {
-  auto store = open();
-  store->save_player(player("p1"), nullptr);
-  store->save_room(started(room("r1", "p1"), 1, 1, 0), nullptr);
-  // Another connection, like a fresh process after a crash, must already see the move.
-  std::vector<std::int64_t> seen;
-  std::mutex mutex;
-  for (int seq = 1; seq <= 5; ++seq) {
-    store->append_move(move("r1", 1, seq), [&, seq](bool ok) {
-      ASSERT_TRUE(ok);
-      sqlite3* db = nullptr;
-      ASSERT_EQ(sqlite3_open_v2(file().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-      sqlite3_stmt* stmt = nullptr;
-      // A live game's moves are in move_log until it is archived into moves.
-      const std::string sql =
-          "SELECT (SELECT count(*) FROM moves WHERE seq = " + std::to_string(seq) +
-          ") + (SELECT count(*) FROM move_log WHERE seq = " + std::to_string(seq) + ")";
-      ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK);
-      ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
-      std::lock_guard lock(mutex);
-      seen.push_back(sqlite3_column_int64(stmt, 0));
-      sqlite3_finalize(stmt);
-      sqlite3_close(db);
-    });
-  }
-  store->flush();
-  EXPECT_EQ(seen, (std::vector<std::int64_t>{1, 1, 1, 1, 1}));
-}
-
-TEST_F(SqliteStoreTest, ManyThreadsEveryCallbackOnceInOrderPerRoom) {
-  constexpr int kThreads = 4;
-  constexpr int kMoves = 250;
-  auto store = open();
-  for (int t = 0; t < kThreads; ++t) {
-    const std::string id = "r" + std::to_string(t);
-    store->save_player(player("p" + std::to_string(t)), nullptr);
-    store->save_room(started(room(id, "p" + std::to_string(t)), 1, 5, 0), nullptr);
-  }
-  store->flush();
-  std::mutex mutex;
-  std::map<std::string, std::vector<std::int64_t>> acknowledged;
-  std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      const std::string id = "r" + std::to_string(t);
-      for (int seq = 1; seq <= kMoves; ++seq) {
-        store->append_move(move(id, 1, seq), [&, id, seq](bool ok) {
-          if (!ok) failures.fetch_add(1);
-          std::lock_guard lock(mutex);
-          acknowledged[id].push_back(seq);
-        });
-      }
-    });
-  }
-  for (auto& thread : threads) thread.join();
-  store->flush();
-  EXPECT_EQ(failures, 0);
-  for (int t = 0; t < kThreads; ++t) {
-    const auto& seqs = acknowledged["r" + std::to_string(t)];
-    ASSERT_EQ(seqs.size(), static_cast<std::size_t>(kMoves));
-    for (int i = 0; i < kMoves; ++i) EXPECT_EQ(seqs[static_cast<std::size_t>(i)], i + 1);
-  }
-  const StoreStats stats = store->stats();
-  EXPECT_EQ(stats.records, static_cast<std::uint64_t>(kThreads * (kMoves + 2)));
-  EXPECT_LT(stats.batches, static_cast<std::uint64_t>(kThreads * kMoves / 4));
-  EXPECT_GT(stats.largest_batch, 1u);
-  EXPECT_EQ(stats.queued, 0u);
-  store->close();
-
-  // Every acknowledged move is there after a reopen.
-  store = open();
-  const auto state = store->load();
-  ASSERT_EQ(state.rooms.size(), static_cast<std::size_t>(kThreads));
-  for (const auto& loaded : state.rooms)
-    EXPECT_EQ(loaded.moves.size(), static_cast<std::size_t>(kMoves));
-}
 
 TEST_F(SqliteStoreTest, ABatchIsOneTransactionAndOneFsync) {
   CountingVfs counting;
@@ -751,46 +414,6 @@ TEST_F(SqliteStoreTest, ABatchIsOneTransactionAndOneFsync) {
   for (int i = 0; i < 100; ++i) store->append_move(move("r1", 1, 10'000 + i), nullptr);
   store->flush();
   EXPECT_GE(g_syncs.load(), 100);
-}
-
-TEST_F(SqliteStoreTest, AFailedMoveIsReportedAndLaterMovesOfThatGameAreRefused) {
-  auto store = open();
-  Outcomes outcomes;
-  store->save_player(player("p1"), nullptr);
-  store->save_room(started(room("r1", "p1"), 1, 5, 0), nullptr);
-  store->save_room(started(room("r2", "p1"), 1, 5, 0), nullptr);
-  store->append_move(move("r1", 1, 1), outcomes.callback());
-  store->append_move(move("r1", 1, 1), outcomes.callback());       // duplicate seq: refused
-  store->append_move(move("r1", 1, 2), outcomes.callback());       // after a gap: refused
-  store->append_move(move("r2", 1, 1), outcomes.callback());       // another room is unaffected
-  store->append_move(move("nowhere", 1, 1), outcomes.callback());  // no such room
-  store->flush();
-  EXPECT_EQ(outcomes.ok, 2);
-  EXPECT_EQ(outcomes.failed, 3);
-  EXPECT_EQ(store->stats().failed_records, 3u);
-  std::lock_guard lock(log_mutex_);
-  ASSERT_FALSE(logged_.empty());
-  EXPECT_NE(logged_[0].find("room r1 game 1 move seq 1 was not stored"), std::string::npos)
-      << logged_[0];
-}
-
-TEST_F(SqliteStoreTest, ARoomWithAnUnknownPlayerIsRefusedNotHalfWritten) {
-  auto store = open();
-  Outcomes outcomes;
-  store->save_room(room("r1", "ghost"), outcomes.callback());
-  store->flush();
-  EXPECT_EQ(outcomes.failed, 1);
-  EXPECT_TRUE(store->load().rooms.empty());
-  EXPECT_FALSE(store->load_room("r1"));
-}
-
-TEST_F(SqliteStoreTest, WritesAfterCloseFailAtOnce) {
-  auto store = open();
-  store->close();
-  Outcomes outcomes;
-  store->save_player(player("p1"), outcomes.callback());
-  EXPECT_EQ(outcomes.failed, 1);
-  store->flush();  // returns
 }
 
 // ---- secrets -------------------------------------------------------------------------------

@@ -19,6 +19,7 @@
 #include "games/testing/self_play.h"
 #include "server/store/sqlite_store.h"
 #include "server/store/store.h"
+#include "server/store/testing/postgres_environment.h"
 #include "tests/support/game_driver.h"
 #include "tests/support/server_fixture.h"
 
@@ -39,8 +40,8 @@ server::ServerConfig durable_config(const std::filesystem::path& dir) {
   return config;
 }
 
-TEST(Recovery, GameContinuesAfterRestartWithSameSeqAndHands) {
-  const auto dir = fresh_dir("recovery");
+// Plays 12 moves, stops the server, starts a new one on the same store and finishes the game.
+void continue_after_restart(const server::ServerConfig& config) {
   const std::uint64_t seed = test_seed(31);
   std::string room;
   std::vector<Json> welcomes;
@@ -48,7 +49,7 @@ TEST(Recovery, GameContinuesAfterRestartWithSameSeqAndHands) {
   std::string error;
   auto mirror = create_game(*find_game("bigtwo"), Json::object(), 4, seed, nullptr, error);
   {
-    ServerFixture server(durable_config(dir));
+    ServerFixture server(config);
     std::vector<std::unique_ptr<TestClient>> players;
     for (int s = 0; s < 4; ++s) {
       players.push_back(server.connect());
@@ -71,7 +72,7 @@ TEST(Recovery, GameContinuesAfterRestartWithSameSeqAndHands) {
     ASSERT_EQ(seq, 12);
   }  // the server stops; every acknowledged move is in the store
 
-  ServerFixture restarted(durable_config(dir));
+  ServerFixture restarted(config);
   std::vector<std::unique_ptr<TestClient>> players;
   for (int s = 0; s < 4; ++s) {
     players.push_back(restarted.connect());
@@ -92,7 +93,31 @@ TEST(Recovery, GameContinuesAfterRestartWithSameSeqAndHands) {
   DriveResult rest = drive_game(raw, {}, room, *mirror, seq, seed + 1);
   ASSERT_EQ(rest.failure, "");
   EXPECT_TRUE(rest.finished);
+}
+
+TEST(Recovery, GameContinuesAfterRestartWithSameSeqAndHands) {
+  const auto dir = fresh_dir("recovery");
+  continue_after_restart(durable_config(dir));
   std::filesystem::remove_all(dir);
+}
+
+// The same with the store in PostgreSQL (a server of this test's own, a fresh database).
+TEST(Recovery, GameContinuesAfterRestartFromPostgres) {
+  std::string skip;
+  server::testing::PostgresServer* postgres = nullptr;
+  try {
+    postgres = server::testing::PostgresEnvironment::server(skip);
+  } catch (const std::exception& e) {
+    FAIL() << e.what();
+  }
+  if (!postgres) GTEST_SKIP() << skip;
+  auto config = ServerFixture::test_config();
+  config.store = server::testing::PostgresEnvironment::fresh_database(*postgres);
+  continue_after_restart(config);
+  // Both servers wrote to the database: the whole game is there, finished.
+  const std::string database = config.store.substr(config.store.rfind('/') + 1);
+  EXPECT_EQ(postgres->sql(database, "SELECT status FROM rooms"), "finished");
+  EXPECT_GT(std::stoi(postgres->sql(database, "SELECT count(*) FROM moves").value_or("0")), 12);
 }
 
 TEST(Replay, SeatsSeeOnlyWhatTheySawAndTheRevealWaitsForTheEnd) {
