@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "games/core/replay.h"
 #include "games/core/rng.h"
 
 namespace parlor::testing {
@@ -181,7 +182,7 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
     if (!normalized_options) return "bad options: " + error;
     auto game = info.create(*normalized_options, seats, seed);
     Rng rng(seed ^ 0x5eedULL);
-    std::vector<std::pair<Seat, Json>> log;
+    std::vector<ReplayMove> log;
     std::int64_t step = 0;
     constexpr std::int64_t kMaxSteps = 100000;
 
@@ -303,9 +304,10 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
         return describe(info, seed, step,
                         "public event shows hidden card " + event_leak.lowest().to_string());
       }
-      log.emplace_back(seat, move);
+      const std::uint64_t hash_after = game->state_hash();
+      log.push_back({seat, move, hash_after});
       if (stats) ++stats->moves;
-      if (game->clone()->state_hash() != game->state_hash()) {
+      if (game->clone()->state_hash() != hash_after) {
         return describe(info, seed, step, "clone hashes differently");
       }
     }
@@ -318,13 +320,11 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
       return describe(info, seed, step, leak);
     }
 
-    // Replay determinism.
-    auto replay = info.create(*normalized_options, seats, seed);
-    for (const auto& [seat, move] : log) {
-      if (!replay->apply(seat, move).ok())
-        return describe(info, seed, step, "replay rejected a move");
-    }
-    if (replay->state_hash() != game->state_hash()) {
+    // Replay determinism: the log rebuilds the game, each move reaching the state it
+    // reached live (as a server checks the hashes kept with its stored moves).
+    const ReplayOutcome replay = replay_log(info, *normalized_options, seats, seed, log);
+    if (!replay.ok()) return describe(info, seed, step, "replay: " + replay.broken->describe());
+    if (replay.game->state_hash() != game->state_hash()) {
       return describe(info, seed, step, "replay reached a different state");
     }
     if (stats) ++stats->games;
