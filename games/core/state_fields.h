@@ -10,13 +10,13 @@
 //                              through another field (a count that is an array's length, a
 //                              flag that decides whether a field is null);
 //   f.json_only("name", make)  a key of full_state() only, `make()` building its value from
-//                              fields already hashed (a combination's name from its cards);
+//                              what the hash reads already (a constant such as the kind);
 //   f.fields(value)            a group of keys of full_state() that the hash reads as one
 //                              value (state_json(value) is an object whose keys are merged in:
 //                              the trick play that full_state() shows as its tricks, cards
 //                              played and leader).
 // StateJson turns the visit into full_state()'s object. The hash side is the engine's own
-// hasher with the same three members: hash encodings differ from engine to engine and are
+// hasher with the same four members: hash encodings differ from engine to engine and are
 // part of every stored game's checkpoints (games/core/replay.h), so each engine keeps its
 // own. A field added to visit_state reaches both at once.
 #pragma once
