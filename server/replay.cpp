@@ -36,19 +36,17 @@ ReplayOutcome build_replay(const RoomHistory& history, const GameRecord& record,
   out.steps.reserve(record.moves.size() + 1);
   out.steps.push_back(
       {record.start_seq, std::nullopt, nullptr, game->view(viewer), game->to_act(), nullptr});
-  std::vector<LoggedMove> log;
-  log.reserve(record.moves.size());
-  for (const MoveRecord& move : record.moves)
-    log.push_back({move.seat, &move.move, move.state_hash});
-  const auto broken = replay_log(*game, log, [&](std::size_t index, const MoveResult& result) {
-    const MoveRecord& move = record.moves[index];
+  LogReplayer replayer(std::move(game));
+  for (const MoveRecord& move : record.moves) {
+    if (!replayer.apply(move.seat, move.move, move.state_hash)) return no_longer_replays;
     // Your own moves are yours to see; others' only through their public events.
-    out.steps.push_back({move.seq, move.seat, result.events(), game->view(viewer), game->to_act(),
+    out.steps.push_back({move.seq, move.seat, replayer.last_result()->events(),
+                         replayer.game().view(viewer), replayer.game().to_act(),
                          as && move.seat == *as ? move.move : Json(nullptr)});
-  });
-  if (broken) return no_longer_replays;
-  out.finished = game->finished();
-  out.result = out.finished ? game->result() : Json(nullptr);
+  }
+  const Game& end = replayer.game();
+  out.finished = end.finished();
+  out.result = out.finished ? end.result() : Json(nullptr);
   out.reveal = nullptr;
   if (out.finished) {
     Json moves = Json::array();

@@ -191,48 +191,33 @@ Json AgramGame::result() const {
   return r;
 }
 
+// Every field of the state, once, in the order state_hash() reads them.
+template <class Fields>
+void AgramGame::visit_state(Fields& f) const {
+  f.field("seed", seed_);
+  f.field("seats", seats_);
+  f.field("target", target_);
+  f.field("phase", HashedAs{static_cast<int>(phase_), phase_name(phase_)});
+  f.field("deal_number", deal_number_);
+  f.field("dealer", dealer_);
+  f.field("hands", hands_);
+  f.field("undealt", undealt_);
+  f.fields(tricks::TrickPlayFields{play_});
+  f.field("last_trick", last_trick_);
+  f.field("last_deal_winner", HashedAs{last_deal_winner_.value_or(-1), last_deal_winner_});
+  f.field("scores", scores_);
+  f.field("winners", winners_);
+}
+
 Json AgramGame::full_state() const {
-  Json state = Json::object();
-  state["seed"] = seed_;
-  state["seats"] = seats_;
-  state["target"] = target_;
-  state["phase"] = phase_name(phase_);
-  state["deal_number"] = deal_number_;
-  state["dealer"] = dealer_;
-  Json hands = Json::array();
-  for (CardSet hand : hands_) hands.push_back(cards_to_json(hand));
-  state["hands"] = std::move(hands);
-  state["undealt"] = cards_to_json(undealt_);
-  state["played"] = cards_to_json(play_.played() - play_.current().cards());
-  state["tricks_won"] = tricks::tricks_won_to_json(play_);
-  state["trick"] = tricks::plays_to_json(play_.current());
-  state["leader"] = play_.current().leader();
-  state["last_trick"] = last_trick_ ? tricks::completed_trick_to_json(*last_trick_) : Json(nullptr);
-  state["last_deal_winner"] = last_deal_winner_ ? Json(*last_deal_winner_) : Json(nullptr);
-  state["scores"] = scores_;
-  state["winners"] = winners_;
-  return state;
+  StateJson out;
+  visit_state(out);
+  return out.take();
 }
 
 std::uint64_t AgramGame::state_hash() const {
-  tricks::StateWriter out;
-  out.add(static_cast<std::int64_t>(seed_));
-  out.add(seats_);
-  out.add(target_);
-  out.add(static_cast<int>(phase_));
-  out.add(deal_number_);
-  out.add(dealer_);
-  for (CardSet hand : hands_) out.add(hand);
-  out.add(undealt_);
-  play_.write(out);
-  out.add(last_trick_.has_value());
-  if (last_trick_) {
-    last_trick_->trick.write(out);
-    out.add(last_trick_->winner);
-  }
-  out.add(last_deal_winner_.value_or(-1));
-  for (int s : scores_) out.add(s);
-  for (Seat w : winners_) out.add(w);
+  tricks::StateWriterFields out;
+  visit_state(out);
   return out.hash();
 }
 

@@ -51,8 +51,9 @@ class AgramGame final : public Game {
   Json view(Seat seat) const override;
   bool finished() const override { return phase_ == Phase::kFinished; }
   Json result() const override;
+  // Both read the one field list visit_state gives (games/core/state_fields.h); the hash
+  // reads the typed fields, not full_state()'s text (cheaper, same content).
   Json full_state() const override;
-  // Hashes the state's canonical content rather than full_state() JSON (cheaper, same content).
   std::uint64_t state_hash() const override;
   std::unique_ptr<Game> clone() const override { return std::make_unique<AgramGame>(*this); }
 
@@ -63,6 +64,8 @@ class AgramGame final : public Game {
   Seat dealer() const { return dealer_; }
 
  private:
+  template <class Fields>
+  void visit_state(Fields& fields) const;
   void deal(std::vector<CardSet> hands);
   Seat current_seat() const;
   MoveResult apply_play(Seat seat, const Json& move);

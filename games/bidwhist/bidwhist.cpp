@@ -4,6 +4,7 @@
 
 #include "games/core/deck.h"
 #include "games/core/json_cards.h"
+#include "games/core/state_fields.h"
 
 namespace parlor {
 namespace bidwhist {
@@ -57,6 +58,22 @@ std::optional<int> bid_books(const Json& move) {
   const auto books = it->get<std::int64_t>();
   if (books < kMinBid || books > kMaxBid) return std::nullopt;
   return static_cast<int>(books);
+}
+
+// Each seat's latest call: "pass", its bid, or null before it calls.
+Json bids_to_json(const std::array<std::optional<Bid>, kSeats>& bids,
+                  const std::array<bool, kSeats>& passed) {
+  Json out = Json::array();
+  for (std::size_t s = 0; s < kSeats; ++s) {
+    if (passed[s]) {
+      out.push_back("pass");
+    } else if (bids[s]) {
+      out.push_back(bids[s]->to_json());
+    } else {
+      out.push_back(nullptr);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -481,19 +498,7 @@ int BidWhistGame::team_books(int team) const {
   return play_.team_tricks_won(team) + (discard_book ? 1 : 0);
 }
 
-Json BidWhistGame::bids_json() const {
-  Json bids = Json::array();
-  for (std::size_t s = 0; s < kSeats; ++s) {
-    if (passed_[s]) {
-      bids.push_back("pass");
-    } else if (bids_[s]) {
-      bids.push_back(bids_[s]->to_json());
-    } else {
-      bids.push_back(nullptr);
-    }
-  }
-  return bids;
-}
+Json BidWhistGame::bids_json() const { return bids_to_json(bids_, passed_); }
 
 Json BidWhistGame::view(Seat seat) const {
   const bool seated = seat >= 0 && seat < kSeats;
@@ -533,6 +538,10 @@ Json BidWhistGame::view(Seat seat) const {
 }
 
 Json BidWhistGame::hand_score_json(const HandScore& score) const {
+  return bidwhist::hand_score_json(score, scores_.totals());
+}
+
+Json hand_score_json(const HandScore& score, const std::vector<int>& totals) {
   const int team = tricks::team_of(score.declarer);
   Json points = Json::array({0, 0});
   points[static_cast<std::size_t>(team)] = score.points;
@@ -543,7 +552,7 @@ Json BidWhistGame::hand_score_json(const HandScore& score) const {
           {"books", score.books},
           {"made", score.books >= kBookBase + score.bid.books},
           {"points", std::move(points)},
-          {"scores", scores_.totals()}};
+          {"scores", totals}};
 }
 
 Json BidWhistGame::result() const {
@@ -561,103 +570,209 @@ Json BidWhistGame::result() const {
           {"hands", scores_.hands()}};
 }
 
-Json BidWhistGame::full_state() const {
-  Json hands = Json::array();
-  for (CardSet h : hands_) hands.push_back(cards_to_json(h));
-  return {{"kind", "bidwhist"},
-          {"seed", seed_},
-          {"auction", auction_ == Auction::kOnceAround ? "once_around" : "until_passed"},
-          {"target", target_},
-          {"hand_number", hand_number_},
-          {"dealer", dealer_},
-          {"phase", phase_name(phase_)},
-          {"hands", std::move(hands)},
-          {"kitty", kitty_taken_ ? Json::array() : cards_to_json(kitty_)},
-          {"kitty_taken", kitty_taken_ ? cards_to_json(kitty_) : Json::array()},
-          {"discarded", cards_to_json(discarded_)},
-          {"bids", bids_json()},
-          {"bidder", bidder_},
-          {"high_bid", high_bid_ ? high_bid_->to_json() : Json(nullptr)},
-          {"high_bidder", high_bidder_},
-          {"contract", contract_.to_json()},
-          {"trick", tricks::plays_to_json(play_.current())},
-          {"leader", play_.current().leader()},
-          {"played", cards_to_json(play_.played())},
-          {"last_trick", play_.last_completed()
-                             ? tricks::completed_trick_to_json(*play_.last_completed())
-                             : Json(nullptr)},
-          {"tricks_won", tricks::tricks_won_to_json(play_)},
-          {"scores", scores_.to_json()},
-          {"last_hand", last_hand_ ? hand_score_json(*last_hand_) : Json(nullptr)},
-          {"winning_team", winning_team_}};
+// full_state()'s faces of the auction's types (outside the unnamed namespace below, so that
+// argument-dependent lookup finds them).
+static Json state_json(const Bid& bid) { return bid.to_json(); }
+static Json state_json(const Contract& contract) { return contract.to_json(); }
+
+namespace {
+
+// An integer the hash writes in N bytes.
+template <int N, class T>
+struct Bytes {
+  T value;
+};
+template <int N, class T>
+Bytes<N, T> bytes(T value) {
+  return {value};
+}
+template <int N, class T>
+Json state_json(const Bytes<N, T>& value) {
+  return Json(value.value);
 }
 
-std::uint64_t BidWhistGame::state_hash() const {
-  // At most ~100 fixed bytes plus 12 tricks of 10 bytes and the trick in progress.
-  std::array<char, 512> bytes{};
-  std::size_t size = 0;
-  // Little-endian, fixed width; negative values in two's complement.
-  auto put = [&bytes, &size](std::int64_t value, int width) {
-    const auto bits = static_cast<std::uint64_t>(value);
-    for (int i = 0; i < width; ++i) bytes[size++] = static_cast<char>((bits >> (8 * i)) & 0xFF);
-  };
-  auto put_set = [&put](CardSet set) { put(static_cast<std::int64_t>(set.bits()), 8); };
-  auto put_bid = [&put](const Bid& bid) {
+// Groups of full_state() keys that the hash reads as one run of bytes.
+struct KittyFields {  // "kitty" (undealt until taken) and "kitty_taken" (the cards it brought)
+  CardSet kitty;
+  bool taken;
+};
+struct AuctionSeatFields {  // "bids": each seat's latest call, "pass" or null
+  const std::array<std::optional<Bid>, kSeats>& bids;
+  const std::array<bool, kSeats>& passed;
+};
+struct PlayFields {  // "trick", "leader", "played", "last_trick", "tricks_won"
+  const tricks::TrickPlay& play;
+};
+
+struct LastHandField {  // the last scored hand, shown with the totals after it
+  const std::optional<HandScore>& score;
+  const std::vector<int>& totals;
+};
+
+Json state_json(const LastHandField& last) {
+  return last.score ? hand_score_json(*last.score, last.totals) : Json(nullptr);
+}
+Json state_json(const KittyFields& kitty) {
+  const Json cards = cards_to_json(kitty.kitty);
+  return {{"kitty", kitty.taken ? Json::array() : cards},
+          {"kitty_taken", kitty.taken ? cards : Json::array()}};
+}
+Json state_json(const AuctionSeatFields& auction) {
+  return {{"bids", bids_to_json(auction.bids, auction.passed)}};
+}
+Json state_json(const PlayFields& fields) {
+  const tricks::TrickPlay& play = fields.play;
+  return {
+      {"trick", tricks::plays_to_json(play.current())},
+      {"leader", play.current().leader()},
+      {"played", cards_to_json(play.played())},
+      {"last_trick", play.last_completed() ? tricks::completed_trick_to_json(*play.last_completed())
+                                           : Json(nullptr)},
+      {"tricks_won", tricks::tricks_won_to_json(play)}};
+}
+
+// state_hash(): the fields as little-endian fixed-width bytes (negative values in two's
+// complement) through FNV-1a. At most ~100 fixed bytes plus 12 tricks of 10 bytes and the
+// trick in progress.
+class ByteFields {
+ public:
+  template <class T>
+  void field(const char* /*name*/, const T& value) {
+    add(value);
+  }
+  template <class T>
+  void hash_only(const T& value) {
+    add(value);
+  }
+  template <class T>
+  void fields(const T& value) {
+    add(value);
+  }
+  template <class Make>
+  void json_only(const char* /*name*/, Make&& /*make*/) {}
+
+  std::uint64_t hash() const { return stable_hash(std::string_view(bytes_.data(), size_)); }
+
+  template <int N, class T>
+  void add(const Bytes<N, T>& value) {
+    put(static_cast<std::int64_t>(value.value), N);
+  }
+  template <class Hashed, class Shown>
+  void add(const HashedAs<Hashed, Shown>& value) {
+    add(value.hashed);
+  }
+  void add(CardSet cards) { put(static_cast<std::int64_t>(cards.bits()), 8); }
+  template <std::size_t N>
+  void add(const std::array<CardSet, N>& sets) {
+    for (CardSet cards : sets) add(cards);
+  }
+  void add(const Bid& bid) {
     put(bid.books, 1);
     put(static_cast<int>(bid.type), 1);
-  };
-  auto put_trick = [&put](const tricks::Trick& trick) {
+  }
+  void add(const std::optional<Bid>& bid) {
+    put(bid.has_value(), 1);
+    if (bid) add(*bid);
+  }
+  void add(const Contract& contract) {
+    put(contract.declarer, 1);
+    add(contract.bid);
+    put(contract.declared, 1);
+    put(contract.trump ? static_cast<int>(*contract.trump) : -1, 1);
+    put(static_cast<int>(contract.direction), 1);
+  }
+  void add(const KittyFields& kitty) {
+    add(kitty.kitty);
+    put(kitty.taken, 1);
+  }
+  void add(const AuctionSeatFields& auction) {
+    for (std::size_t s = 0; s < kSeats; ++s) {
+      put(auction.passed[s], 1);
+      add(auction.bids[s]);
+    }
+  }
+  void add(const tricks::Trick& trick) {
     put(trick.leader(), 1);
     put(trick.size(), 1);
     for (const tricks::Play& p : trick.plays()) {
       put(p.seat, 1);
       put(p.card.index(), 1);
     }
-  };
-  put(static_cast<std::int64_t>(seed_), 8);
-  put(static_cast<int>(auction_), 1);
-  put(target_, 2);
-  put(hand_number_, 4);
-  put(dealer_, 1);
-  put(static_cast<int>(phase_), 1);
-  for (CardSet h : hands_) put_set(h);
-  put_set(kitty_);
-  put(kitty_taken_, 1);
-  put_set(discarded_);
-  for (std::size_t s = 0; s < kSeats; ++s) {
-    put(passed_[s], 1);
-    put(bids_[s].has_value(), 1);
-    if (bids_[s]) put_bid(*bids_[s]);
   }
-  put(high_bid_.has_value(), 1);
-  if (high_bid_) put_bid(*high_bid_);
-  put(high_bidder_, 1);
-  put(bidder_, 1);
-  put(contract_.declarer, 1);
-  put_bid(contract_.bid);
-  put(contract_.declared, 1);
-  put(contract_.trump ? static_cast<int>(*contract_.trump) : -1, 1);
-  put(static_cast<int>(contract_.direction), 1);
-  put_trick(play_.current());
-  put(play_.completed_count(), 1);
-  for (const tricks::CompletedTrick& t : play_.history()) {
-    put_trick(t.trick);
-    put(t.winner, 1);
+  void add(const PlayFields& fields) {
+    const tricks::TrickPlay& play = fields.play;
+    add(play.current());
+    put(play.completed_count(), 1);
+    for (const tricks::CompletedTrick& t : play.history()) {
+      add(t.trick);
+      put(t.winner, 1);
+    }
+    for (Seat s = 0; s < kSeats; ++s) put(play.tricks_won(s), 1);
+    add(play.played());
   }
-  for (Seat s = 0; s < kSeats; ++s) put(play_.tricks_won(s), 1);
-  put_set(play_.played());
-  put(scores_.hands(), 4);
-  for (int total : scores_.totals()) put(total, 4);
-  put(last_hand_.has_value(), 1);
-  if (last_hand_) {
-    put(last_hand_->hand, 4);
-    put(last_hand_->declarer, 1);
-    put_bid(last_hand_->bid);
-    put(last_hand_->books, 1);
-    put(last_hand_->points, 2);
+  void add(const LastHandField& last) {
+    put(last.score.has_value(), 1);
+    if (!last.score) return;
+    put(last.score->hand, 4);
+    put(last.score->declarer, 1);
+    add(last.score->bid);
+    put(last.score->books, 1);
+    put(last.score->points, 2);
   }
-  put(winning_team_, 1);
-  return stable_hash(std::string_view(bytes.data(), size));
+  // The hash reads the number of hands scored and the totals (the rows' detail follows
+  // from the moves).
+  void add(const tricks::ScoreTable& scores) {
+    put(scores.hands(), 4);
+    for (int total : scores.totals()) put(total, 4);
+  }
+
+ private:
+  void put(std::int64_t value, int width) {
+    const auto bits = static_cast<std::uint64_t>(value);
+    for (int i = 0; i < width; ++i) bytes_[size_++] = static_cast<char>((bits >> (8 * i)) & 0xFF);
+  }
+
+  std::array<char, 512> bytes_{};
+  std::size_t size_ = 0;
+};
+
+}  // namespace
+
+// Every field of the state, once, in the order state_hash() reads them.
+template <class Fields>
+void BidWhistGame::visit_state(Fields& f) const {
+  f.json_only("kind", [] { return Json("bidwhist"); });
+  f.field("seed", bytes<8>(seed_));
+  f.field("auction", HashedAs{bytes<1>(static_cast<int>(auction_)),
+                              auction_ == Auction::kOnceAround ? "once_around" : "until_passed"});
+  f.field("target", bytes<2>(target_));
+  f.field("hand_number", bytes<4>(hand_number_));
+  f.field("dealer", bytes<1>(dealer_));
+  f.field("phase", HashedAs{bytes<1>(static_cast<int>(phase_)), phase_name(phase_)});
+  f.field("hands", hands_);
+  f.fields(KittyFields{kitty_, kitty_taken_});
+  f.field("discarded", discarded_);
+  f.fields(AuctionSeatFields{bids_, passed_});
+  f.field("high_bid", high_bid_);
+  f.field("high_bidder", bytes<1>(high_bidder_));
+  f.field("bidder", bytes<1>(bidder_));
+  f.field("contract", contract_);
+  f.fields(PlayFields{play_});
+  f.field("scores", scores_);
+  f.field("last_hand", LastHandField{last_hand_, scores_.totals()});
+  f.field("winning_team", bytes<1>(winning_team_));
+}
+
+Json BidWhistGame::full_state() const {
+  StateJson out;
+  visit_state(out);
+  return out.take();
+}
+
+std::uint64_t BidWhistGame::state_hash() const {
+  ByteFields out;
+  visit_state(out);
+  return out.hash();
 }
 
 }  // namespace bidwhist

@@ -40,6 +40,17 @@ std::string_view phase_name(Phase phase);
 
 enum class Auction : std::uint8_t { kOnceAround, kUntilPassed };
 
+// A scored hand, as the last one is kept for views and events.
+struct HandScore {
+  int hand = 0;
+  Seat declarer = 0;
+  Bid bid;
+  int books = 0;
+  int points = 0;
+};
+// {"hand","declarer","team","bid","books","made","points":[per team],"scores":`totals`}.
+Json hand_score_json(const HandScore& score, const std::vector<int>& totals);
+
 class BidWhistGame final : public Game {
  public:
   BidWhistGame(Auction auction, int target, std::uint64_t seed);
@@ -59,10 +70,10 @@ class BidWhistGame final : public Game {
   Json view(Seat seat) const override;
   bool finished() const override { return phase_ == Phase::kFinished; }
   Json result() const override;
+  // Both read the one field list visit_state gives (games/core/state_fields.h). The hash is
+  // FNV-1a over a fixed-width byte encoding of the fields (plus the hand's trick history),
+  // as stable across machines as a hash of the JSON while costing no allocation per field.
   Json full_state() const override;
-  // Overridden for speed: FNV-1a over a fixed-width byte encoding of the same state (every
-  // field full_state() shows, plus the hand's trick history), so it is as stable across
-  // machines as the JSON hash while costing no allocation per field.
   std::uint64_t state_hash() const override;
   std::unique_ptr<Game> clone() const override { return std::make_unique<BidWhistGame>(*this); }
 
@@ -94,6 +105,8 @@ class BidWhistGame final : public Game {
   void advance_auction(Json& events);
   void finish_hand(Json& events);
 
+  template <class Fields>
+  void visit_state(Fields& fields) const;
   Json bidding_moves(Seat seat) const;
   Json bids_json() const;
 
@@ -125,13 +138,6 @@ class BidWhistGame final : public Game {
   // Across hands.
   tricks::ScoreTable scores_{tricks::kTeamCount};
   // The last scored hand, shown until the next one is scored.
-  struct HandScore {
-    int hand = 0;
-    Seat declarer = 0;
-    Bid bid;
-    int books = 0;
-    int points = 0;
-  };
   Json hand_score_json(const HandScore& score) const;
   std::optional<HandScore> last_hand_;
   int winning_team_ = -1;  // set when finished

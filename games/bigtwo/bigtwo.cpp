@@ -7,6 +7,7 @@
 #include "games/core/json_cards.h"
 #include "games/core/json_text.h"
 #include "games/core/options.h"
+#include "games/core/state_fields.h"
 
 namespace parlor {
 namespace bigtwo {
@@ -80,7 +81,15 @@ MoveResult reject(std::string code, std::string message) {
   return MoveResult::rejected(std::move(code), std::move(message));
 }
 
-Json seat_json(bool present, Seat seat) { return present ? Json(seat) : Json(nullptr); }
+// A finished deal as result() and full_state() show it.
+Json deal_result_json(const DealResult& result, int seats) {
+  const auto count = static_cast<std::size_t>(seats);
+  return {{"deal", result.deal},
+          {"winner", result.winner},
+          {"scores", std::vector<int>(result.points.begin(), result.points.begin() + count)},
+          {"cards_left",
+           std::vector<int>(result.cards_left.begin(), result.cards_left.begin() + count)}};
+}
 
 }  // namespace
 
@@ -296,10 +305,9 @@ Json BigTwoGame::legal_moves(Seat seat) const {
 }
 
 Json BigTwoGame::prompt(Seat seat) const {
-  if (finished_ || seat != turn_) return nullptr;
-  Json actions = Json::array({"play"});
-  if (can_pass(seat)) actions.push_back("pass");
-  return {{"actions", std::move(actions)}, {"legal", legal_moves(seat)}};
+  std::string text;
+  write_prompt(seat, text);
+  return Json::parse(text);
 }
 
 MoveResult BigTwoGame::apply(Seat seat, const Json& move) {
@@ -423,59 +431,19 @@ void BigTwoGame::write_ints(std::string& out, const int* first, const int* last)
   out += ']';
 }
 
-Json BigTwoGame::table_json() const {
-  if (!has_table_) return nullptr;
-  return {{"seat", table_seat_},
-          {"cards", cards_json(table_.cards)},
-          {"combination", combination_name(table_.hand.combination)}};
-}
-
-Json BigTwoGame::deal_result_json(const DealResult& result) const {
-  return {{"deal", result.deal},
-          {"winner", result.winner},
-          {"scores", std::vector<int>(result.points.begin(), result.points.begin() + seats_)},
-          {"cards_left",
-           std::vector<int>(result.cards_left.begin(), result.cards_left.begin() + seats_)}};
-}
-
+// The view and the prompt are described once, as the text the server sends
+// (write_view, write_prompt); their JSON values, for bots, replays and tests, are that text
+// parsed. The self-play checker holds the text to what dump() writes for the value, which
+// catches a key out of sorted order or written twice.
 Json BigTwoGame::view(Seat seat) const {
-  const bool seated = seat >= 0 && seat < seats_;
-  Json out = Json::object();
-  out["phase"] = finished_ ? "finished" : "play";
-  out["you"] = seat_json(seated, seat);
-  if (seated) out["hand"] = cards_json(hands_[seat]);
-  Json counts = Json::array();
-  Json passed = Json::array();
-  for (Seat s = 0; s < seats_; ++s) {
-    counts.push_back(hands_[s].size());
-    if (passed_ & (1U << s)) passed.push_back(s);
-  }
-  out["hand_counts"] = std::move(counts);
-  out["turn"] = seat_json(!finished_, turn_);
-  out["leader"] = seat_json(!finished_, leader_);
-  out["table"] = table_json();
-  out["passed"] = std::move(passed);
-  // Everyone knows the first play must hold the lowest card dealt; only its holder is told
-  // which card that is (with 2 or 3 players it would reveal part of a hidden hand).
-  out["opening"] = !required_.empty();
-  if (seated && !required_.empty() && hands_[seat].contains_all(required_)) {
-    out["must_include"] = cards_json(required_)[0];
-  }
-  out["deal"] = deal_;
-  out["deals"] = deals_;
-  out["scores"] = std::vector<int>(scores_.begin(), scores_.begin() + seats_);
-  out["last_deal"] = results_.empty() ? Json(nullptr) : deal_result_json(results_.back());
-  out["suit_order"] = rules_.suit_order == SuitOrder::kSpadesHeartsClubsDiamonds
-                          ? kSuitOrderReference
-                          : kSuitOrderClubsLow;
-  out["straights"] =
-      rules_.straights == StraightSet::kStandard ? kStraightsStandard : kStraightsNoTwos;
-  return out;
+  std::string text;
+  write_view(seat, text);
+  return Json::parse(text);
 }
 
-// The same text as view(seat).dump(), written directly: keys in sorted order.
-// A view is the shared text around a seat's own pieces (its hand, the card it must play,
-// `you`): written piece by piece here, so write_views can write the shared text once.
+// The view as wire text, keys in sorted order (as dump() writes them). A view is the shared text
+// around a seat's own pieces (its hand, the card it must play, `you`): written piece by piece here,
+// so write_views can write the shared text once.
 void BigTwoGame::write_view(Seat seat, std::string& out) const {
   const bool seated = seat >= 0 && seat < seats_;
   write_view_start(out);
@@ -559,6 +527,8 @@ void BigTwoGame::write_view_middle(std::string& out) const {
   write_seat_or_null(out, !finished_, leader_);
 }
 
+// Everyone knows the first play must hold the lowest card dealt; only its holder is told
+// which card that is (with 2 or 3 players it would reveal part of a hidden hand).
 void BigTwoGame::write_view_must_include(std::string& out, Seat seat) const {
   namespace jt = json_text;
   if (required_.empty() || !hands_[seat].contains_all(required_)) return;
@@ -628,7 +598,8 @@ void BigTwoGame::write_seat_or_null(std::string& out, bool present, Seat seat) {
   }
 }
 
-// The same text as prompt(seat).dump(): {"actions":[...],"legal":[{"action":..,"cards":..}]}.
+// The prompt as wire text: {"actions":[...],"legal":[{"action":..,"cards":..}]}, the legal
+// plays in the order legal_moves lists them.
 void BigTwoGame::write_prompt(Seat seat, std::string& out) const {
   namespace jt = json_text;
   if (finished_ || seat != turn_) return jt::null(out);
@@ -663,78 +634,133 @@ Json BigTwoGame::result() const {
     if (scores_[s] == best) winners.push_back(s);
   }
   Json deals = Json::array();
-  for (const DealResult& r : results_) deals.push_back(deal_result_json(r));
+  for (const DealResult& r : results_) deals.push_back(deal_result_json(r, seats_));
   return {{"scores", std::vector<int>(scores_.begin(), scores_.begin() + seats_)},
           {"winners", std::move(winners)},
           {"deals", std::move(deals)}};
 }
 
-Json BigTwoGame::full_state() const {
-  Json hands = Json::array();
-  for (Seat s = 0; s < seats_; ++s) hands.push_back(cards_to_json(hands_[s]));
-  Json deals = Json::array();
-  for (const DealResult& r : results_) {
-    deals.push_back(deal_result_json(r));
-    deals.back()["final_play"] = cards_to_json(r.final_play);
+namespace {
+
+// The fields of full_state() that are more than one value.
+struct TableField {  // the play on the table, if any
+  const Play* play;  // null after a clear
+  Seat seat;
+  SuitOrder order;
+};
+struct DealResultsField {  // every finished deal
+  std::span<const DealResult> results;
+  int seats;
+};
+
+Json state_json(const TableField& table) {
+  if (!table.play) return nullptr;
+  Json cards = Json::array();
+  for_each_low_to_high(table.play->cards, table.order,
+                       [&cards](Card c) { cards.push_back(c.to_string()); });
+  return {{"seat", table.seat},
+          {"cards", std::move(cards)},
+          {"combination", combination_name(table.play->hand.combination)}};
+}
+
+Json state_json(const DealResultsField& field) {
+  Json out = Json::array();
+  for (const DealResult& r : field.results) {
+    out.push_back(deal_result_json(r, field.seats));
+    out.back()["final_play"] = cards_to_json(r.final_play);
   }
-  return {{"seed", seed_},
-          {"suit_order", static_cast<int>(rules_.suit_order)},
-          {"straights", static_cast<int>(rules_.straights)},
-          {"deals", deals_},
-          {"finished", finished_},
-          {"deal", deal_},
-          {"hands", std::move(hands)},
-          {"undealt", cards_to_json(undealt_)},
-          {"played", cards_to_json(played_)},
-          {"turn", turn_},
-          {"leader", leader_},
-          {"table", table_json()},
-          {"passed", passed_},
-          {"required", cards_to_json(required_)},
-          {"scores", std::vector<int>(scores_.begin(), scores_.begin() + seats_)},
-          {"deal_results", std::move(deals)}};
+  return out;
+}
+
+// state_hash(): a multiply-xorshift mix per 64-bit word, integer arithmetic only, the same
+// on every machine.
+class StateMixer {
+ public:
+  template <class T>
+  void field(const char* /*name*/, const T& value) {
+    add(value);
+  }
+  template <class T>
+  void hash_only(const T& value) {
+    add(value);
+  }
+  template <class Make>
+  void json_only(const char* /*name*/, Make&& /*make*/) {}
+
+  std::uint64_t hash() const { return hash_; }
+
+ private:
+  void mix(std::uint64_t value) {
+    hash_ = (hash_ ^ value) * 0x9E3779B97F4A7C15ULL;
+    hash_ ^= hash_ >> 29;
+  }
+  template <class T>
+  requires std::is_integral_v<T>
+  void add(T value) {
+    mix(static_cast<std::uint64_t>(value));  // signed values sign-extended
+  }
+  void add(CardSet cards) { mix(cards.bits()); }
+  template <class T>
+  void add(std::span<const T> values) {
+    for (const T& value : values) add(value);
+  }
+  void add(const TableField& table) {
+    mix(table.play != nullptr);
+    if (!table.play) return;
+    mix(table.play->cards.bits());
+    add(table.seat);
+  }
+  void add(const DealResultsField& field) {
+    for (const DealResult& r : field.results) {
+      add(r.deal);
+      add(r.winner);
+      for (Seat s = 0; s < field.seats; ++s) {
+        add(r.points[s]);
+        add(r.cards_left[s]);
+      }
+      mix(r.final_play.bits());
+    }
+  }
+
+  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+};
+
+}  // namespace
+
+// Every field of the state, once, in the order state_hash() reads them.
+template <class Fields>
+void BigTwoGame::visit_state(Fields& f) const {
+  const auto seats = static_cast<std::size_t>(seats_);
+  f.field("suit_order", static_cast<int>(rules_.suit_order));
+  f.field("straights", static_cast<int>(rules_.straights));
+  f.hash_only(seats_);  // full_state(): the length of hands and scores
+  f.field("deals", deals_);
+  f.field("seed", seed_);
+  f.field("finished", finished_);
+  f.field("deal", deal_);
+  f.field("hands", std::span<const CardSet>(hands_.data(), seats));
+  f.field("undealt", undealt_);
+  f.field("played", played_);
+  f.field("turn", turn_);
+  f.field("leader", leader_);
+  f.field("table", TableField{has_table_ ? &table_ : nullptr, table_seat_, rules_.suit_order});
+  f.field("passed", passed_);
+  f.field("required", required_);
+  f.field("scores", std::span<const int>(scores_.data(), seats));
+  f.hash_only(results_.size());  // full_state(): the length of deal_results
+  f.field("deal_results", DealResultsField{results_, seats_});
+}
+
+Json BigTwoGame::full_state() const {
+  StateJson out;
+  visit_state(out);
+  return out.take();
 }
 
 std::uint64_t BigTwoGame::state_hash() const {
-  // A multiply-xorshift mix per 64-bit field: integer arithmetic only, the same on every
-  // machine.
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  auto mix = [&hash](std::uint64_t value) {
-    hash = (hash ^ value) * 0x9E3779B97F4A7C15ULL;
-    hash ^= hash >> 29;
-  };
-  auto mix_int = [&mix](std::int64_t value) { mix(static_cast<std::uint64_t>(value)); };
-  mix(static_cast<std::uint64_t>(rules_.suit_order));
-  mix(static_cast<std::uint64_t>(rules_.straights));
-  mix_int(seats_);
-  mix_int(deals_);
-  mix(seed_);
-  mix(finished_);
-  mix_int(deal_);
-  for (Seat s = 0; s < seats_; ++s) mix(hands_[s].bits());
-  mix(undealt_.bits());
-  mix(played_.bits());
-  mix_int(turn_);
-  mix_int(leader_);
-  mix(has_table_);
-  if (has_table_) {
-    mix(table_.cards.bits());
-    mix_int(table_seat_);
-  }
-  mix(passed_);
-  mix(required_.bits());
-  for (Seat s = 0; s < seats_; ++s) mix_int(scores_[s]);
-  mix(results_.size());
-  for (const DealResult& r : results_) {
-    mix_int(r.deal);
-    mix_int(r.winner);
-    for (Seat s = 0; s < seats_; ++s) {
-      mix_int(r.points[s]);
-      mix_int(r.cards_left[s]);
-    }
-    mix(r.final_play.bits());
-  }
-  return hash;
+  StateMixer mixer;
+  visit_state(mixer);
+  return mixer.hash();
 }
 
 }  // namespace bigtwo

@@ -75,9 +75,10 @@ class BigTwoGame final : public Game {
   void write_prompt(Seat seat, std::string& out) const override;
   bool finished() const override { return finished_; }
   Json result() const override;
+  // Both read the one field list visit_state gives (games/core/state_fields.h). The hash
+  // reads the typed fields, not full_state()'s text: the self-play checker and the server
+  // hash after every move, and this is 100x cheaper.
   Json full_state() const override;
-  // Hashes the typed state (every field full_state() shows) instead of its JSON text: the
-  // self-play checker and the server hash after every move, and this is 100x cheaper.
   std::uint64_t state_hash() const override;
   std::unique_ptr<Game> clone() const override { return std::make_unique<BigTwoGame>(*this); }
 
@@ -111,14 +112,14 @@ class BigTwoGame final : public Game {
   Outcome pass_checked(Seat seat);
 
  private:
+  template <class Fields>
+  void visit_state(Fields& fields) const;
   void start_deal(std::uint64_t deal_seed, std::optional<Seat> leader);
   void set_hands(const std::vector<CardSet>& hands, std::optional<Seat> leader);
   void end_deal(Seat winner);
   Seat next_seat(Seat seat) const { return (seat + 1) % seats_; }
   std::optional<MoveResult> check_turn(Seat seat) const;
   Json cards_json(CardSet cards) const;
-  Json table_json() const;
-  Json deal_result_json(const DealResult& result) const;
   std::string events_text(Seat seat, const Outcome& outcome, bool played) const;
   // `[card,...]` low to high, and `[n,...]`, as dump() writes them.
   void write_cards(std::string& out, CardSet cards) const;

@@ -323,8 +323,10 @@ void SpadesGame::finish_hand(Json& events) {
   phase_ = Phase::kHandOver;
 }
 
-Json SpadesGame::bid_json(Seat seat) const {
-  const auto& bid = bids_[static_cast<std::size_t>(seat)];
+namespace {
+
+// A seat's bid on the wire: null before it bids, "nil", "blind_nil" or its tricks.
+Json bid_to_json(const std::optional<Bid>& bid) {
   if (!bid) return nullptr;
   switch (bid->kind) {
     case Bid::Kind::kNil:
@@ -335,6 +337,12 @@ Json SpadesGame::bid_json(Seat seat) const {
       break;
   }
   return bid->tricks;
+}
+
+}  // namespace
+
+Json SpadesGame::bid_json(Seat seat) const {
+  return bid_to_json(bids_[static_cast<std::size_t>(seat)]);
 }
 
 Json SpadesGame::contracts_json() const {
@@ -405,68 +413,79 @@ Json SpadesGame::result() const {
   return r;
 }
 
-Json SpadesGame::full_state() const {
-  Json state = Json::object();
-  state["seed"] = seed_;
-  state["target"] = target_;
-  state["failed_nil"] = nil_rule_ == NilRule::kNoCount ? "no_count" : "count_for_partner";
-  state["blind_nil"] = blind_nil_allowed_;
-  state["phase"] = phase_name(phase_);
-  state["hand_number"] = hand_number_;
-  state["dealer"] = dealer_;
-  Json hands = Json::array(), bids = Json::array();
-  for (Seat s = 0; s < kSeats; ++s) {
-    hands.push_back(cards_to_json(hands_[static_cast<std::size_t>(s)]));
-    bids.push_back(bid_json(s));
-  }
-  state["hands"] = std::move(hands);
-  state["looked"] = looked_;
-  state["bids"] = std::move(bids);
-  // Cards of this hand's completed tricks (who won what is in tricks_won; the moves log has the
-  // full play order).
-  state["played"] = cards_to_json(play_.played() - play_.current().cards());
-  state["tricks_won"] = tricks::tricks_won_to_json(play_);
-  state["trick"] = tricks::plays_to_json(play_.current());
-  state["leader"] = play_.current().leader();
-  state["last_trick"] = last_trick_ ? tricks::completed_trick_to_json(*last_trick_) : Json(nullptr);
-  state["spades_broken"] = spades_broken_;
-  state["points"] = points_;
-  state["bags"] = bags_;
-  state["score_table"] = table_.to_json();
-  state["winners"] = winners_;
-  return state;
-}
+namespace {
 
-std::uint64_t SpadesGame::state_hash() const {
-  tricks::StateWriter out;
-  out.add(static_cast<std::int64_t>(seed_));
-  out.add(target_);
-  out.add(static_cast<int>(nil_rule_));
-  out.add(blind_nil_allowed_);
-  out.add(static_cast<int>(phase_));
-  out.add(hand_number_);
-  out.add(dealer_);
+// Groups of full_state() keys that the hash reads interleaved, seat by seat or team by team.
+struct SeatFields {  // "hands", "looked", "bids"
+  const std::array<CardSet, kSeats>& hands;
+  const std::array<bool, kSeats>& looked;
+  const std::array<std::optional<Bid>, kSeats>& bids;
+};
+struct TeamFields {  // "points", "bags"
+  const std::array<int, tricks::kTeamCount>& points;
+  const std::array<int, tricks::kTeamCount>& bags;
+};
+
+Json state_json(const SeatFields& seats) {
+  Json bids = Json::array();
+  for (const auto& bid : seats.bids) bids.push_back(bid_to_json(bid));
+  return {{"hands", state_json(seats.hands)}, {"looked", seats.looked}, {"bids", std::move(bids)}};
+}
+void hash_state(tricks::StateWriter& out, const SeatFields& seats) {
   for (std::size_t s = 0; s < kSeats; ++s) {
-    out.add(hands_[s]);
-    out.add(looked_[s]);
-    const auto& bid = bids_[s];
+    out.add(seats.hands[s]);
+    out.add(seats.looked[s]);
+    const auto& bid = seats.bids[s];
     out.add(bid ? static_cast<int>(bid->kind) : -1);
     out.add(bid ? bid->tricks : -1);
   }
-  out.add(bids_made_);
-  play_.write(out);
-  out.add(spades_broken_);
-  out.add(last_trick_.has_value());
-  if (last_trick_) {
-    last_trick_->trick.write(out);
-    out.add(last_trick_->winner);
+}
+
+Json state_json(const TeamFields& teams) {
+  return {{"points", teams.points}, {"bags", teams.bags}};
+}
+void hash_state(tricks::StateWriter& out, const TeamFields& teams) {
+  for (std::size_t t = 0; t < tricks::kTeamCount; ++t) {
+    out.add(teams.points[t]);
+    out.add(teams.bags[t]);
   }
-  for (std::size_t t = 0; t < kTeamCount; ++t) {
-    out.add(points_[t]);
-    out.add(bags_[t]);
-  }
-  table_.write(out);
-  for (Seat w : winners_) out.add(w);
+}
+
+}  // namespace
+
+// Every field of the state, once, in the order state_hash() reads them.
+template <class Fields>
+void SpadesGame::visit_state(Fields& f) const {
+  f.field("seed", seed_);
+  f.field("target", target_);
+  f.field("failed_nil",
+          HashedAs{static_cast<int>(nil_rule_),
+                   nil_rule_ == NilRule::kNoCount ? "no_count" : "count_for_partner"});
+  f.field("blind_nil", blind_nil_allowed_);
+  f.field("phase", HashedAs{static_cast<int>(phase_), phase_name(phase_)});
+  f.field("hand_number", hand_number_);
+  f.field("dealer", dealer_);
+  f.fields(SeatFields{hands_, looked_, bids_});
+  f.hash_only(bids_made_);  // full_state(): the bids made so far
+  // Cards of this hand's completed tricks (who won what is in tricks_won; the moves log has
+  // the full play order).
+  f.fields(tricks::TrickPlayFields{play_});
+  f.field("spades_broken", spades_broken_);
+  f.field("last_trick", last_trick_);
+  f.fields(TeamFields{points_, bags_});
+  f.field("score_table", table_);
+  f.field("winners", winners_);
+}
+
+Json SpadesGame::full_state() const {
+  StateJson out;
+  visit_state(out);
+  return out.take();
+}
+
+std::uint64_t SpadesGame::state_hash() const {
+  tricks::StateWriterFields out;
+  visit_state(out);
   return out.hash();
 }
 

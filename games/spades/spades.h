@@ -67,9 +67,10 @@ class SpadesGame final : public Game {
   Json view(Seat seat) const override;
   bool finished() const override { return phase_ == Phase::kFinished; }
   Json result() const override;
+  // Both read the one field list visit_state gives (games/core/state_fields.h); the hash
+  // reads the typed fields rather than full_state()'s text: the same content, far cheaper,
+  // and hashed after every move.
   Json full_state() const override;
-  // Hashes the state's canonical bytes rather than full_state() JSON: the same content, far
-  // cheaper, and hashed after every move.
   std::uint64_t state_hash() const override;
   std::unique_ptr<Game> clone() const override { return std::make_unique<SpadesGame>(*this); }
 
@@ -81,6 +82,8 @@ class SpadesGame final : public Game {
   Seat dealer() const { return dealer_; }
 
  private:
+  template <class Fields>
+  void visit_state(Fields& fields) const;
   void deal(const std::array<CardSet, kSeats>& hands);
   Seat current_seat() const;
   MoveResult apply_look(Seat seat);

@@ -4,6 +4,8 @@
 #include <initializer_list>
 #include <string>
 
+#include "games/core/state_fields.h"
+
 namespace parlor {
 namespace splendor {
 namespace {
@@ -662,63 +664,115 @@ Json SplendorGame::result() const {
           {"ended_by", state_.stalemate ? "stalemate" : "points"}};
 }
 
-Json SplendorGame::full_state() const {
-  Json players = Json::array();
-  for (const PlayerState& p : state_.players) {
-    Json reserved = Json::array();
-    for (const ReservedCard& r : p.reserved) reserved.push_back({r.card, r.blind});
-    players.push_back({{"tokens", p.tokens},
-                       {"bonuses", p.bonuses},
-                       {"points", p.points},
-                       {"bought", p.bought},
-                       {"reserved", std::move(reserved)},
-                       {"nobles", p.nobles}});
+// A player's fields, once, for full_state()'s player objects and the hash. These and the
+// state_json faces stay outside the unnamed namespace below, so that argument-dependent
+// lookup finds them.
+template <class Fields>
+static void visit_player(const PlayerState& p, Fields& f) {
+  f.field("tokens", p.tokens);
+  f.field("bonuses", p.bonuses);
+  f.field("points", p.points);
+  f.field("bought", p.bought);
+  f.field("reserved", p.reserved);
+  f.field("nobles", p.nobles);
+}
+
+static Json state_json(const ReservedCard& r) { return {r.card, r.blind}; }
+static Json state_json(const PlayerState& p) {
+  StateJson out;
+  visit_player(p, out);
+  return out.take();
+}
+
+namespace {
+
+// state_hash(): the fields as 32-bit little-endian words through FNV-1a, equal on every
+// machine. A run of numbers (or of reserved cards) is its length then its items; a run of
+// runs or of players is its items.
+class WordFields {
+ public:
+  template <class T>
+  void field(const char* /*name*/, const T& value) {
+    add(value);
   }
-  return {{"seats", state_.seats},         {"phase", phase_name(state_.phase)},
-          {"current", state_.current},     {"turns", state_.turns},
-          {"passes", state_.passes},       {"final_round", state_.final_round},
-          {"stalemate", state_.stalemate}, {"bank", state_.bank},
-          {"decks", state_.decks},         {"rows", state_.rows},
-          {"nobles", state_.nobles},       {"players", std::move(players)}};
+  template <class T>
+  void hash_only(const T& value) {
+    add(value);
+  }
+  template <class Make>
+  void json_only(const char* /*name*/, Make&& /*make*/) {}
+
+  std::uint64_t hash() const { return hash_; }
+
+ private:
+  template <class T>
+  requires std::is_integral_v<T>
+  void add(T value) {
+    const auto word = static_cast<std::uint32_t>(value);
+    for (int shift = 0; shift < 32; shift += 8) {
+      hash_ ^= (word >> shift) & 0xFFU;
+      hash_ *= 0x100000001b3ULL;
+    }
+  }
+  template <class Hashed, class Shown>
+  void add(const HashedAs<Hashed, Shown>& value) {
+    add(value.hashed);
+  }
+  template <class T>
+  requires std::is_integral_v<T>
+  void add(std::span<const T> values) {
+    add(values.size());
+    for (T value : values) add(value);
+  }
+  template <class T, std::size_t N>
+  void add(const std::array<T, N>& values) {
+    if constexpr (std::is_integral_v<T>) {
+      add(std::span<const T>(values));
+    } else {
+      for (const T& value : values) add(value);
+    }
+  }
+  void add(const std::vector<int>& values) { add(std::span<const int>(values)); }
+  void add(const std::vector<ReservedCard>& reserved) {
+    add(reserved.size());
+    for (const ReservedCard& r : reserved) add(r.card * 2 + (r.blind ? 1 : 0));
+  }
+  void add(const std::vector<PlayerState>& players) {
+    for (const PlayerState& p : players) visit_player(p, *this);
+  }
+
+  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+};
+
+}  // namespace
+
+// Every field of the state, once, in the order state_hash() reads them.
+template <class Fields>
+void SplendorGame::visit_state(Fields& f) const {
+  f.field("seats", state_.seats);
+  f.field("phase", HashedAs{static_cast<int>(state_.phase), phase_name(state_.phase)});
+  f.field("current", state_.current);
+  f.field("turns", state_.turns);
+  f.field("passes", state_.passes);
+  f.field("final_round", state_.final_round);
+  f.field("stalemate", state_.stalemate);
+  f.field("bank", state_.bank);
+  f.field("decks", state_.decks);
+  f.field("rows", state_.rows);
+  f.field("nobles", state_.nobles);
+  f.field("players", state_.players);
+}
+
+Json SplendorGame::full_state() const {
+  StateJson out;
+  visit_state(out);
+  return out.take();
 }
 
 std::uint64_t SplendorGame::state_hash() const {
-  // Everything full_state() holds, as fixed-width little-endian words through FNV-1a: equal
-  // states hash equal on every machine, without building and printing the JSON (the
-  // self-play checker hashes after every probe).
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  auto put = [&hash](auto value) {
-    const auto word = static_cast<std::uint32_t>(value);
-    for (int shift = 0; shift < 32; shift += 8) {
-      hash ^= (word >> shift) & 0xFFU;
-      hash *= 0x100000001b3ULL;
-    }
-  };
-  auto put_all = [&put](const auto& values) {
-    put(values.size());
-    for (const auto& v : values) put(v);
-  };
-  put(state_.seats);
-  put(static_cast<int>(state_.phase));
-  put(state_.current);
-  put(state_.turns);
-  put(state_.passes);
-  put(state_.final_round);
-  put(state_.stalemate);
-  put_all(state_.bank);
-  for (const auto& deck : state_.decks) put_all(deck);
-  for (const auto& row : state_.rows) put_all(row);
-  put_all(state_.nobles);
-  for (const PlayerState& p : state_.players) {
-    put_all(p.tokens);
-    put_all(p.bonuses);
-    put(p.points);
-    put_all(p.bought);
-    put(p.reserved.size());
-    for (const ReservedCard& r : p.reserved) put(r.card * 2 + (r.blind ? 1 : 0));
-    put_all(p.nobles);
-  }
-  return hash;
+  WordFields out;
+  visit_state(out);
+  return out.hash();
 }
 
 std::unique_ptr<Game> SplendorGame::clone() const { return std::make_unique<SplendorGame>(*this); }

@@ -40,6 +40,9 @@ class SplendorGame final : public Game {
   Json view(Seat seat) const override;
   bool finished() const override { return state_.phase == Phase::kFinished; }
   Json result() const override;
+  // Both read the one field list visit_state gives (games/core/state_fields.h); the hash
+  // reads the typed fields as fixed-width words, without building and printing the JSON
+  // (the self-play checker hashes after every probe).
   Json full_state() const override;
   std::uint64_t state_hash() const override;
   std::unique_ptr<Game> clone() const override;
@@ -54,6 +57,8 @@ class SplendorGame final : public Game {
     int index = 0;  // kTable: slot; kReserve: index in the reserve
   };
 
+  template <class Fields>
+  void visit_state(Fields& fields) const;
   Json legal_play_moves() const;
   std::vector<int> qualifying_nobles() const;
   Located locate(int card) const;

@@ -97,7 +97,6 @@ std::string check_views(const Game& game, const SelfPlayHooks& hooks) {
   for (Seat viewer = kSpectator; viewer < game.seat_count(); ++viewer) viewers.push_back(viewer);
   std::vector<std::string> together(viewers.size(), "head");
   std::vector<std::string*> outs;
-  outs.reserve(together.size());
   for (std::string& text : together) outs.push_back(&text);
   game.write_views(viewers, outs);
   for (std::size_t i = 0; i < viewers.size(); ++i) {
@@ -163,18 +162,13 @@ std::string check_card_places(const std::vector<std::pair<std::string, CardSet>>
   return {};
 }
 
-// Tests read their settings from the environment before starting any thread.
 std::uint64_t test_seed(std::uint64_t fallback) {
-  if (const char* env = std::getenv("PARLOR_SEED")) {  // NOLINT(concurrency-mt-unsafe)
-    return std::strtoull(env, nullptr, 10);
-  }
+  if (const char* env = std::getenv("PARLOR_SEED")) return std::strtoull(env, nullptr, 10);
   return fallback;
 }
 
 int self_play_games(int fallback) {
-  if (const char* env = std::getenv("PARLOR_SELF_PLAY_GAMES")) {  // NOLINT(concurrency-mt-unsafe)
-    return std::atoi(env);
-  }
+  if (const char* env = std::getenv("PARLOR_SELF_PLAY_GAMES")) return std::atoi(env);
   return fallback;
 }
 
@@ -188,7 +182,7 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
     if (!normalized_options) return "bad options: " + error;
     auto game = info.create(*normalized_options, seats, seed);
     Rng rng(seed ^ 0x5eedULL);
-    std::vector<std::pair<Seat, Json>> log;
+    std::vector<ReplayMove> log;
     std::int64_t step = 0;
     constexpr std::int64_t kMaxSteps = 100000;
 
@@ -310,9 +304,10 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
         return describe(info, seed, step,
                         "public event shows hidden card " + event_leak.lowest().to_string());
       }
-      log.emplace_back(seat, move);
+      const std::uint64_t hash_after = game->state_hash();
+      log.push_back({seat, move, hash_after});
       if (stats) ++stats->moves;
-      if (game->clone()->state_hash() != game->state_hash()) {
+      if (game->clone()->state_hash() != hash_after) {
         return describe(info, seed, step, "clone hashes differently");
       }
     }
@@ -325,15 +320,12 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
       return describe(info, seed, step, leak);
     }
 
-    // Replay determinism.
-    auto replay = info.create(*normalized_options, seats, seed);
-    std::vector<LoggedMove> logged;
-    logged.reserve(log.size());
-    for (const auto& [seat, move] : log) logged.push_back({seat, &move, std::nullopt});
-    if (!logged.empty()) logged.back().state_hash = game->state_hash();  // the end state
-    if (auto broken = replay_log(*replay, logged)) {
-      return describe(info, seed, step,
-                      "replay: move " + std::to_string(broken->index) + " " + broken->why);
+    // Replay determinism: the log rebuilds the game, each move reaching the state it
+    // reached live (as a server checks the hashes kept with its stored moves).
+    const ReplayOutcome replay = replay_log(info, *normalized_options, seats, seed, log);
+    if (!replay.ok()) return describe(info, seed, step, "replay: " + replay.broken->describe());
+    if (replay.game->state_hash() != game->state_hash()) {
+      return describe(info, seed, step, "replay reached a different state");
     }
     if (stats) ++stats->games;
   }

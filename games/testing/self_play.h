@@ -7,7 +7,8 @@
 //  - a seat not in to_act is refused with not_your_turn, state unchanged;
 //  - no view contains a card hidden from its viewer (other hands, deck, kitty), and the
 //    spectator view contains none; public events carry no hidden card;
-//  - replaying (options, seats, seed, moves) reproduces the live state hash; clones hash equal;
+//  - replaying (options, seats, seed, moves) with games/core/replay.h reaches the live state
+//    hash after every move; clones hash equal;
 //  - game-specific invariants (card conservation, ...) through a hook.
 //
 // Every failure message carries the seed, so `--gtest_filter` plus the seed replays it.

@@ -197,6 +197,14 @@ void TrickPlay::write(StateWriter& out) const {
   out.add(played_);
 }
 
+Json state_json(const TrickPlayFields& fields) {
+  const TrickPlay& play = fields.play;
+  return {{"played", cards_to_json(play.played() - play.current().cards())},
+          {"tricks_won", tricks_won_to_json(play)},
+          {"trick", plays_to_json(play.current())},
+          {"leader", play.current().leader()}};
+}
+
 Json plays_to_json(const Trick& trick) {
   Json out = Json::array();
   for (const Play& p : trick.plays())

@@ -31,6 +31,7 @@
 #include "games/core/card.h"
 #include "games/core/card_set.h"
 #include "games/core/game.h"
+#include "games/core/state_fields.h"
 
 namespace parlor::tricks {
 
@@ -259,5 +260,84 @@ class ScoreTable {
   std::vector<int> totals_;
   std::vector<Row> rows_;
 };
+
+// A hand's trick play as a group of full_state() keys (StateJson::fields): "played" (the cards
+// of its completed tricks), "tricks_won", "trick" (in progress) and "leader"; hashed whole.
+struct TrickPlayFields {
+  const TrickPlay& play;
+};
+Json state_json(const TrickPlayFields& fields);
+
+// ---------------------------------------------------------------------------------------------
+// state_hash() from an engine's visit_state (games/core/state_fields.h), through a StateWriter:
+// integers and flags as one word each, card sets as their bits, runs of values without their
+// length, HashedAs by its hashed part; the trick types by their write(); an engine's own
+// composite types through a hash_state(StateWriter&, const T&) of its namespace.
+
+class StateWriterFields {
+ public:
+  template <class T>
+  void field(const char* /*name*/, const T& value) {
+    add(value);
+  }
+  template <class T>
+  void hash_only(const T& value) {
+    add(value);
+  }
+  template <class T>
+  void fields(const T& value) {
+    add(value);
+  }
+  template <class Make>
+  void json_only(const char* /*name*/, Make&& /*make*/) {}
+
+  std::uint64_t hash() const { return out_.hash(); }
+
+ private:
+  template <class T>
+  requires std::is_integral_v<T>
+  void add(const T& value) { out_.add(static_cast<std::int64_t>(value)); }
+  void add(CardSet cards) { out_.add(cards); }
+  template <class T>
+  void add(std::span<const T> values) {
+    for (const T& value : values) add(value);
+  }
+  template <class T>
+  void add(const std::vector<T>& values) {
+    add(std::span<const T>(values));
+  }
+  template <class T, std::size_t N>
+  void add(const std::array<T, N>& values) {
+    add(std::span<const T>(values));
+  }
+  template <class Hashed, class Shown>
+  void add(const HashedAs<Hashed, Shown>& value) {
+    add(value.hashed);
+  }
+  // A trick finished and kept for show: a flag, then the trick and its winner.
+  void add(const std::optional<CompletedTrick>& trick) {
+    add(trick.has_value());
+    if (!trick) return;
+    trick->trick.write(out_);
+    add(trick->winner);
+  }
+  void add(const Trick& trick) { trick.write(out_); }
+  void add(const TrickPlay& play) { play.write(out_); }
+  void add(const TrickPlayFields& fields) { fields.play.write(out_); }
+  void add(const ScoreTable& table) { table.write(out_); }
+  template <class T>
+  void add(const T& value) {
+    hash_state(out_, value);
+  }
+
+  StateWriter out_;
+};
+
+// full_state()'s faces of the trick types.
+inline Json state_json(const Trick& trick) { return plays_to_json(trick); }
+inline Json state_json(const std::optional<CompletedTrick>& trick) {
+  return trick ? completed_trick_to_json(*trick) : Json(nullptr);
+}
+inline Json state_json(const ScoreTable& table) { return table.to_json(); }
 
 }  // namespace parlor::tricks

@@ -107,17 +107,18 @@ bool Table::restore(const LoadedRoom& stored,
   }
   if (r.status != StoredRoomStatus::kPlaying) return true;
   status_ = RoomStatus::kPlaying;
-  game_ = setup_.game->create(setup_.game_options, setup_.seats, seed_);
-  std::vector<LoggedMove> log;
-  log.reserve(stored.moves.size());
-  for (const MoveRecord& m : stored.moves) log.push_back({m.seat, &m.move, m.state_hash});
-  if (auto broken = replay_log(*game_, log)) {
-    log_error("room " + id() + ": stored move " + std::to_string(stored.moves[broken->index].seq) +
-              " " + broken->why + " under this engine; the room is frozen");
+  LogReplayer replayer(*setup_.game, setup_.game_options, setup_.seats, seed_);
+  for (const MoveRecord& m : stored.moves) {
+    if (replayer.apply(m.seat, m.move, m.state_hash)) continue;
+    log_error("room " + id() + ": " + replayer.broken()->describe(m.seq) +
+              " under this engine; the room is frozen");
+    game_ = replayer.release();
+    moves_in_game_ = replayer.applied();
     status_ = RoomStatus::kFrozen;
     return false;
   }
-  moves_in_game_ = stored.moves.size();
+  moves_in_game_ = replayer.applied();
+  game_ = replayer.release();
   if (game_->finished()) {
     status_ = RoomStatus::kFinished;
     finished_ms_ = now.unix_ms;

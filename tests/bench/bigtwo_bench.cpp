@@ -157,7 +157,8 @@ void BM_BigTwo_ApplyJson(benchmark::State& state) {
 }
 BENCHMARK(BM_BigTwo_ApplyJson);
 
-// One seated player's view after a move (serialized for every player after every move).
+// One seated player's view as JSON (what a server-side bot and a replay read; the server
+// writes the text instead, below).
 void BM_BigTwo_ViewJson(benchmark::State& state) {
   const auto& pool = positions();
   std::size_t i = 0;
@@ -168,6 +169,18 @@ void BM_BigTwo_ViewJson(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_BigTwo_ViewJson);
+
+// The prompt as JSON (what a server-side bot reads before every move it makes).
+void BM_BigTwo_PromptJson(benchmark::State& state) {
+  const auto& pool = positions();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const Position& p = pool[i++ % pool.size()];
+    Json prompt = p.game.prompt(p.game.turn());
+    benchmark::DoNotOptimize(prompt);
+  }
+}
+BENCHMARK(BM_BigTwo_PromptJson);
 
 // The same view written as text, the way the server writes every state push.
 void BM_BigTwo_WriteView(benchmark::State& state) {
