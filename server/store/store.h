@@ -9,7 +9,7 @@
 // failed (already logged): the caller must not claim the move happened.
 //
 // No Asio here: the callbacks run on the store's writer thread and the caller posts back
-// to its own strand. A second backend (the cluster issue) implements the same interface.
+// to its own strand. Both backends (SQLite, PostgreSQL) implement the same interface.
 #pragma once
 
 #include <array>

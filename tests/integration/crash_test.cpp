@@ -1,4 +1,4 @@
-// The crash test (issue 7): the real parlor-server binary, killed with SIGKILL at seeded
+// The crash test: the real parlor-server binary, killed with SIGKILL at seeded
 // random moments while clients play many games, restarted on the same data directory each
 // time. Checks the write-ahead promise end to end:
 //
