@@ -17,15 +17,31 @@
 namespace parlor::protocol {
 
 // How many bytes a frame of these parts usually takes, views being about 2 KiB: a reserve hint.
-std::size_t state_frame_size_hint(const StateFrameParts& parts);
+inline std::size_t state_frame_size_hint(const StateFrameParts& parts) {
+  return parts.head.size() + parts.middle.size() + parts.tail.size() + 2048;
+}
 
 // Appends the part before the view.
-void begin_state_frame(const StateFrameParts& parts, std::string& out);
+inline void begin_state_frame(const StateFrameParts& parts, std::string& out) { out += parts.head; }
+
 // Appends the part after the view: middle, `viewer`'s prompt when it `acts` (else null), tail.
-void finish_state_frame(const StateFrameParts& parts, const Game& game, Seat viewer, bool acts,
-                        std::string& out);
+inline void finish_state_frame(const StateFrameParts& parts, const Game& game, Seat viewer,
+                               bool acts, std::string& out) {
+  out += parts.middle;
+  if (acts) {
+    game.write_prompt(viewer, out);
+  } else {
+    out += "null";
+  }
+  out += parts.tail;
+}
+
 // The whole frame for `viewer`, appended to `out`.
-void write_state_frame(const StateFrameParts& parts, const Game& game, Seat viewer, bool acts,
-                       std::string& out);
+inline void write_state_frame(const StateFrameParts& parts, const Game& game, Seat viewer,
+                              bool acts, std::string& out) {
+  begin_state_frame(parts, out);
+  game.write_view(viewer, out);
+  finish_state_frame(parts, game, viewer, acts, out);
+}
 
 }  // namespace parlor::protocol

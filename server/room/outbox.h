@@ -66,20 +66,44 @@ struct Outbox {
            open_rooms_delta == 0 && !accepted_move_received && !remove;
   }
   // Empties it, keeping the vectors' capacity (one outbox is reused from call to call).
-  void clear();
+  void clear() {
+    deliveries.clear();
+    writes.clear();
+    memberships.clear();
+    summary.reset();
+    open_rooms_delta = 0;
+    accepted_move_received.reset();
+    remove = false;
+  }
 };
 
 class WriteAheadGate {
  public:
   // Queues `delivery` in `out`, or holds it while a gating write is outstanding.
-  void deliver(Outbox& out, Delivery delivery);
+  void deliver(Outbox& out, Delivery delivery) {
+    if (outstanding_ > 0) {
+      held_.push_back(std::move(delivery));
+    } else {
+      out.deliveries.push_back(std::move(delivery));
+    }
+  }
   // Queues a write; a gating one holds every frame delivered after it until durable().
-  void write(Outbox& out, StoreWrite write);
+  void write(Outbox& out, StoreWrite write) {
+    if (write.gating) ++outstanding_;
+    out.writes.push_back(std::move(write));
+  }
   // The store completed the oldest outstanding gating write. Once none is outstanding the
   // held frames go into `out`, in the order they were made.
-  void durable(Outbox& out);
+  void durable(Outbox& out) {
+    if (outstanding_ > 0) --outstanding_;
+    if (outstanding_ > 0) return;
+    while (!held_.empty()) {
+      out.deliveries.push_back(std::move(held_.front()));
+      held_.pop_front();
+    }
+  }
   // Forgets the held frames (a write failed: they must never go out).
-  void drop_held();
+  void drop_held() { held_.clear(); }
   int outstanding() const { return outstanding_; }
   std::size_t held() const { return held_.size(); }
 

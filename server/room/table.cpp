@@ -12,6 +12,10 @@ namespace parlor::server {
 
 using protocol::ErrorCode;
 
+namespace {
+constexpr std::size_t kHashEvery = 16;  // moves between stored state-hash checkpoints
+}  // namespace
+
 TableTime TableTime::now() {
   return {Clock::now(), std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch())
@@ -249,6 +253,16 @@ bool Table::accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, T
     after_accepted(protocol::to_wire(events), now, out);
   }
   return true;
+}
+
+void Table::persist_move(Seat seat, Json move, TableTime now, Outbox& out) {
+  if (!setup_.persistent) return;
+  MoveRecord record{id(), game_number_, seq_, seat, std::move(move), now.unix_ms, std::nullopt};
+  // A checkpoint every few moves and at the end lets recovery notice an engine that no
+  // longer replays the log identically.
+  if (moves_in_game_ % kHashEvery == 0 || game_->finished())
+    record.state_hash = game_->state_hash();
+  gate_.write(out, {std::move(record), /*gating=*/true});
 }
 
 void Table::begin_game(TableTime now, Outbox& out) {

@@ -1,14 +1,11 @@
-// The table and the store: what it writes (the room record, each accepted move with a
-// state-hash checkpoint every few moves), what a failed write does, and how a table is
-// rebuilt from what was stored.
+// The table and the store: the room record, what a failed write does, and how a table is
+// rebuilt from what was stored. (Each accepted move is written by accept_move, table.cpp.)
 #include "games/core/replay.h"
 #include "server/log.h"
 #include "server/room/table.h"
 
 namespace parlor::server {
 namespace {
-
-constexpr std::size_t kHashEvery = 16;  // moves between stored state-hash checkpoints
 
 StoredRoomStatus stored_status(RoomStatus status) {
   switch (status) {
@@ -24,16 +21,6 @@ StoredRoomStatus stored_status(RoomStatus status) {
 }
 
 }  // namespace
-
-void Table::persist_move(Seat seat, Json move, TableTime now, Outbox& out) {
-  if (!setup_.persistent) return;
-  MoveRecord record{id(), game_number_, seq_, seat, std::move(move), now.unix_ms, std::nullopt};
-  // A checkpoint every few moves and at the end lets recovery notice an engine that no
-  // longer replays the log identically.
-  if (moves_in_game_ % kHashEvery == 0 || game_->finished())
-    record.state_hash = game_->state_hash();
-  gate_.write(out, {std::move(record), /*gating=*/true});
-}
 
 void Table::persist_room(Outbox& out, bool gate_frames) {
   if (!setup_.persistent) return;
