@@ -126,7 +126,7 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
     buffer_.consume(buffer_.size());
     std::string reason = "binary frames are not part of the protocol; send JSON text frames";
     note_protocol_close(websocket::close_code::unknown_data, reason);
-    return do_close(websocket::close_code::unknown_data, std::move(reason));
+    return do_close(websocket::close_code::unknown_data, reason);
   }
   const std::string_view frame(static_cast<const char*>(buffer_.data().data()),
                                buffer_.data().size());

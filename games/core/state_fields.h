@@ -42,6 +42,9 @@ struct HashedAs {
   Hashed hashed;
   Shown shown;
 };
+// Spelled out for compilers without deduction for aggregates (clang before 17, clang-tidy).
+template <class Hashed, class Shown>
+HashedAs(Hashed, Shown) -> HashedAs<Hashed, Shown>;
 
 // A field's value in full_state(). Engines overload state_json for their own types, in
 // their own namespace (found by argument-dependent lookup). All declared before any is

@@ -97,6 +97,7 @@ std::string check_views(const Game& game, const SelfPlayHooks& hooks) {
   for (Seat viewer = kSpectator; viewer < game.seat_count(); ++viewer) viewers.push_back(viewer);
   std::vector<std::string> together(viewers.size(), "head");
   std::vector<std::string*> outs;
+  outs.reserve(together.size());
   for (std::string& text : together) outs.push_back(&text);
   game.write_views(viewers, outs);
   for (std::size_t i = 0; i < viewers.size(); ++i) {
@@ -162,13 +163,18 @@ std::string check_card_places(const std::vector<std::pair<std::string, CardSet>>
   return {};
 }
 
+// Tests read their settings from the environment before starting any thread.
 std::uint64_t test_seed(std::uint64_t fallback) {
-  if (const char* env = std::getenv("PARLOR_SEED")) return std::strtoull(env, nullptr, 10);
+  if (const char* env = std::getenv("PARLOR_SEED")) {  // NOLINT(concurrency-mt-unsafe)
+    return std::strtoull(env, nullptr, 10);
+  }
   return fallback;
 }
 
 int self_play_games(int fallback) {
-  if (const char* env = std::getenv("PARLOR_SELF_PLAY_GAMES")) return std::atoi(env);
+  if (const char* env = std::getenv("PARLOR_SELF_PLAY_GAMES")) {  // NOLINT(concurrency-mt-unsafe)
+    return std::atoi(env);
+  }
   return fallback;
 }
 

@@ -484,7 +484,7 @@ bool PostgresStore::commit_batch(std::vector<Write>& batch, std::vector<char>& o
 
   std::vector<pg::Step> steps;
   std::vector<std::size_t> owner;  // the write of each step; kNone: BEGIN or COMMIT
-  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  constexpr auto kNone = static_cast<std::size_t>(-1);
   constexpr std::size_t kMoves = kNone - 1;  // a multi-row INSERT of several moves
   // Moves next to each other in the queue go as one multi-row INSERT — one statement for the
   // server to plan and run instead of one per move. Once such a statement is refused, every

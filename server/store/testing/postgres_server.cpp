@@ -6,11 +6,11 @@
 #include <libpq-fe.h>
 #include <netinet/in.h>
 #include <pwd.h>
-#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <cerrno>
 #include <fstream>
@@ -55,6 +55,7 @@ pid_t spawn(const std::vector<std::string>& argv, uid_t uid, gid_t gid, const fs
             const fs::path& log, bool die_with_parent) {
   // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -128,7 +129,8 @@ PostgresServer::PostgresServer(PostgresServerOptions options) : options_(std::mo
   gid_ = ::getegid();
   try {
     if (uid_ == 0) {
-      const passwd* nobody = ::getpwnam("nobody");
+      // Looked up once, in the test's own setup, before it starts any thread.
+      const passwd* nobody = ::getpwnam("nobody");  // NOLINT(concurrency-mt-unsafe)
       if (nobody == nullptr) throw std::runtime_error("no user nobody to run PostgreSQL as");
       uid_ = nobody->pw_uid;
       gid_ = nobody->pw_gid;
