@@ -172,6 +172,9 @@ void Room::carry_out(Outbox& out) {
       delivery.connection->send(std::move(delivery.frame));
     }
   }
+  // Let go of the frames and players now, not at the next call: a frame is freed by the last
+  // connection that wrote it, on this thread, while it is still in the cache.
+  out.deliveries.clear();
   if (out.accepted_move_received) {
     metrics_.moves_accepted.fetch_add(1, std::memory_order_relaxed);
     metrics_.observe_move_latency(std::chrono::duration_cast<std::chrono::microseconds>(
