@@ -4,126 +4,16 @@
     python3 server.py --port 8082 [--host 127.0.0.1] [--base /api/v1/eights]
 
 Serves GET {base}/config, GET {base}/init?players=A,B,C,D and POST {base}/next.
-The rules live in crazy_eights.py; this file is only the HTTP side.
+The rules live in crazy_eights.py; the HTTP side is engines/common/http_engine.py.
 """
-import argparse
-import json
 import os
 import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, "..", "common"))
 import crazy_eights as rules  # noqa: E402
-
-MAX_BODY = 1 << 20  # a whole game's state is a few kilobytes
-
-
-def make_handler(base):
-    class Handler(BaseHTTPRequestHandler):
-        server_version = "parlor-engine/1"
-        protocol_version = "HTTP/1.1"  # keep-alive: the server may reuse a connection
-        timeout = 30  # seconds a connection may sit idle or a body may take to arrive
-
-        def log_message(self, format, *args):  # keep stdout to the one "listening" line
-            pass
-
-        def send_json(self, status, body):
-            data = json.dumps(body, separators=(",", ":")).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            if self.close_connection:
-                self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(data)
-
-        def error(self, status, code, message):
-            self.send_json(status, {"error": code, "message": message})
-
-        def route(self):
-            url = urlsplit(self.path)
-            if not url.path.startswith(base + "/"):
-                return None, url
-            return url.path[len(base):], url
-
-        def do_GET(self):
-            name, url = self.route()
-            if name == "/config":
-                return self.send_json(200, rules.config())
-            if name == "/init":
-                query = parse_qs(url.query, keep_blank_values=True)
-                if "players" not in query:
-                    return self.error(400, "bad_request",
-                                      "init needs ?players=ID,ID,... (comma-separated player ids)")
-                return self.answer(lambda: rules.init(query["players"][-1].split(",")))
-            if name == "/next":
-                return self.error(405, "method_not_allowed", "next is called with POST")
-            self.error(404, "not_found", f"no such call {url.path!r}; the calls are "
-                       f"{base}/config, {base}/init and {base}/next")
-
-        def do_POST(self):
-            # The body is read first, whatever the path, so that the connection stays usable.
-            length = self.headers.get("Content-Length")
-            if length is None or not length.isdigit():
-                self.close_connection = True
-                return self.error(400, "bad_request", "a POST needs a Content-Length header")
-            if int(length) > MAX_BODY:
-                self.close_connection = True
-                return self.error(400, "bad_request", f"body larger than {MAX_BODY} bytes")
-            try:
-                raw = self.rfile.read(int(length))
-            except OSError:
-                self.close_connection = True
-                return
-            if len(raw) != int(length):
-                self.close_connection = True
-                return self.error(400, "bad_request", "the body ended before Content-Length")
-            name, url = self.route()
-            if name in ("/config", "/init"):
-                return self.error(405, "method_not_allowed", f"{name[1:]} is called with GET")
-            if name != "/next":
-                return self.error(404, "not_found", f"no such call {url.path!r}")
-            try:
-                body = json.loads(raw)
-            except (ValueError, UnicodeDecodeError) as e:
-                return self.error(400, "bad_request", f"the body is not JSON: {e}")
-            if not isinstance(body, dict) or not {"state", "players", "action"} <= body.keys():
-                return self.error(400, "bad_request",
-                                  'next takes a JSON object {"state", "players", "action"}')
-            self.answer(lambda: list(rules.next_step(body["state"], body["players"],
-                                                     body["action"])))
-
-        def answer(self, compute):
-            try:
-                result = compute()
-            except rules.EngineError as e:
-                return self.error(400, e.code, e.message)
-            except Exception as e:  # a state the engine never produced; keep serving
-                return self.error(400, "bad_state", f"the state cannot be used: {e!r}")
-            self.send_json(200, result)
-
-    return Handler
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, required=True, help="0 picks a free port")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--base", default="", help="path prefix, e.g. /api/v1/eights")
-    args = parser.parse_args()
-    base = "/" + args.base.strip("/") if args.base.strip("/") else ""
-    httpd = ThreadingHTTPServer((args.host, args.port), make_handler(base))
-    httpd.daemon_threads = True
-    host, port = httpd.server_address[:2]
-    print(f"listening on {host}:{port}", flush=True)
-    try:
-        httpd.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        httpd.server_close()
-
+import http_engine  # noqa: E402
 
 if __name__ == "__main__":
-    main()
+    http_engine.serve(rules, __doc__.splitlines()[0], "/api/v1/eights")
