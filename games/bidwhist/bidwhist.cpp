@@ -634,23 +634,8 @@ Json state_json(const PlayFields& fields) {
 // state_hash(): the fields as little-endian fixed-width bytes (negative values in two's
 // complement) through FNV-1a. At most ~100 fixed bytes plus 12 tricks of 10 bytes and the
 // trick in progress.
-class ByteFields {
+class ByteFields : public HashFields<ByteFields> {
  public:
-  template <class T>
-  void field(const char* /*name*/, const T& value) {
-    add(value);
-  }
-  template <class T>
-  void hash_only(const T& value) {
-    add(value);
-  }
-  template <class T>
-  void fields(const T& value) {
-    add(value);
-  }
-  template <class Make>
-  void json_only(const char* /*name*/, Make&& /*make*/) {}
-
   std::uint64_t hash() const { return stable_hash(std::string_view(bytes_.data(), size_)); }
 
   template <int N, class T>
@@ -727,6 +712,7 @@ class ByteFields {
   }
 
  private:
+  friend class HashFields<ByteFields>;
   void put(std::int64_t value, int width) {
     const auto bits = static_cast<std::uint64_t>(value);
     for (int i = 0; i < width; ++i) bytes_[size_++] = static_cast<char>((bits >> (8 * i)) & 0xFF);

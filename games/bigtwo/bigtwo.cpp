@@ -674,22 +674,12 @@ Json state_json(const DealResultsField& field) {
 
 // state_hash(): a multiply-xorshift mix per 64-bit word, integer arithmetic only, the same
 // on every machine.
-class StateMixer {
+class StateMixer : public HashFields<StateMixer> {
  public:
-  template <class T>
-  void field(const char* /*name*/, const T& value) {
-    add(value);
-  }
-  template <class T>
-  void hash_only(const T& value) {
-    add(value);
-  }
-  template <class Make>
-  void json_only(const char* /*name*/, Make&& /*make*/) {}
-
   std::uint64_t hash() const { return hash_; }
 
  private:
+  friend class HashFields<StateMixer>;
   void mix(std::uint64_t value) {
     hash_ = (hash_ ^ value) * 0x9E3779B97F4A7C15ULL;
     hash_ ^= hash_ >> 29;

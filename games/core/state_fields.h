@@ -120,4 +120,28 @@ class StateJson {
   Json out_ = Json::object();
 };
 
+// The hash side of visit_state: every kind of field goes to the engine's own add(), so an
+// engine's hasher is its encoding and nothing else. `Derived` declares this base a friend.
+template <class Derived>
+class HashFields {
+ public:
+  template <class T>
+  void field(const char* /*name*/, const T& value) {
+    self().add(value);
+  }
+  template <class T>
+  void hash_only(const T& value) {
+    self().add(value);
+  }
+  template <class T>
+  void fields(const T& value) {
+    self().add(value);
+  }
+  template <class Make>
+  void json_only(const char* /*name*/, Make&& /*make*/) {}
+
+ private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+};
+
 }  // namespace parlor

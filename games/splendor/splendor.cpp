@@ -689,22 +689,12 @@ namespace {
 // state_hash(): the fields as 32-bit little-endian words through FNV-1a, equal on every
 // machine. A run of numbers (or of reserved cards) is its length then its items; a run of
 // runs or of players is its items.
-class WordFields {
+class WordFields : public HashFields<WordFields> {
  public:
-  template <class T>
-  void field(const char* /*name*/, const T& value) {
-    add(value);
-  }
-  template <class T>
-  void hash_only(const T& value) {
-    add(value);
-  }
-  template <class Make>
-  void json_only(const char* /*name*/, Make&& /*make*/) {}
-
   std::uint64_t hash() const { return hash_; }
 
  private:
+  friend class HashFields<WordFields>;
   template <class T>
   requires std::is_integral_v<T>
   void add(T value) {

@@ -274,26 +274,12 @@ Json state_json(const TrickPlayFields& fields);
 // length, HashedAs by its hashed part; the trick types by their write(); an engine's own
 // composite types through a hash_state(StateWriter&, const T&) of its namespace.
 
-class StateWriterFields {
+class StateWriterFields : public HashFields<StateWriterFields> {
  public:
-  template <class T>
-  void field(const char* /*name*/, const T& value) {
-    add(value);
-  }
-  template <class T>
-  void hash_only(const T& value) {
-    add(value);
-  }
-  template <class T>
-  void fields(const T& value) {
-    add(value);
-  }
-  template <class Make>
-  void json_only(const char* /*name*/, Make&& /*make*/) {}
-
   std::uint64_t hash() const { return out_.hash(); }
 
  private:
+  friend class HashFields<StateWriterFields>;
   template <class T>
   requires std::is_integral_v<T>
   void add(const T& value) { out_.add(static_cast<std::int64_t>(value)); }
