@@ -93,6 +93,16 @@ std::string encode_error(const Json& re, std::string_view code, std::string_view
   return to_wire(error);
 }
 
+std::string encode_room_moved(const Json& re, std::string_view room, std::string_view node,
+                              std::string_view message) {
+  Json error = reply("error", re);
+  error["code"] = std::string(wire_name(ErrorCode::kRoomMoved));
+  error["room"] = std::string(room);
+  if (!node.empty()) error["node"] = std::string(node);
+  error["message"] = std::string(message);
+  return to_wire(error);
+}
+
 std::string encode_error(const DecodeError& error) {
   return encode_error(error.id, error.code, error.message);
 }

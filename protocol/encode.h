@@ -71,6 +71,11 @@ std::string encode_error(const Json& re, ErrorCode code, std::string_view messag
 std::string encode_error(const Json& re, std::string_view code, std::string_view message);
 // The reply to a frame decode_request refused.
 std::string encode_error(const DecodeError& error);
+// Cluster mode's room_moved error: `room` is served by another node now. `node`: that node's
+// host:port when known ("" when the room is between owners). As a reply it carries `re`; as
+// a push (the room left this node while the client was in it) `re` is null.
+std::string encode_room_moved(const Json& re, std::string_view room, std::string_view node,
+                              std::string_view message);
 
 // {"type":"games","games":[game_info_json(...)...]}
 std::string encode_games(const Json& re, const std::vector<GameInfo>& games);

@@ -55,6 +55,8 @@ std::string_view wire_name(ErrorCode code) {
       return "unknown_strategy";
     case ErrorCode::kInternalError:
       return "internal_error";
+    case ErrorCode::kRoomMoved:
+      return "room_moved";
   }
   // Only reachable through a cast of an out-of-range integer.
   return "internal_error";
@@ -81,6 +83,8 @@ int http_status(ErrorCode code) {
     case ErrorCode::kRateLimited:
     case ErrorCode::kTooManyRooms:
       return 429;
+    case ErrorCode::kRoomMoved:
+      return 421;  // Misdirected Request: ask the node that serves the room
     case ErrorCode::kInternalError:
       return 500;
     case ErrorCode::kBadRequest:

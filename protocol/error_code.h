@@ -38,6 +38,7 @@ enum class ErrorCode {
   kNotAllowed,       // the request is well formed but this player may not do it
   kUnknownStrategy,  // add_bot with a strategy no bot implements
   kInternalError,    // a bug on our side; the request changed nothing
+  kRoomMoved,        // cluster mode: another node serves the room (see encode_room_moved)
 };
 
 // Every code, in declaration order: for tests and documentation checks.
@@ -50,7 +51,7 @@ inline constexpr ErrorCode kAllErrorCodes[] = {
     ErrorCode::kCardNotHeld,      ErrorCode::kMustFollowSuit, ErrorCode::kDoesNotBeat,
     ErrorCode::kWrongCombination, ErrorCode::kStaleState,     ErrorCode::kRateLimited,
     ErrorCode::kTooManyRooms,     ErrorCode::kNotAllowed,     ErrorCode::kUnknownStrategy,
-    ErrorCode::kInternalError,
+    ErrorCode::kInternalError,    ErrorCode::kRoomMoved,
 };
 
 // The snake_case wire name, e.g. "bad_request".

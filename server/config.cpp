@@ -1,5 +1,6 @@
 #include "server/config.h"
 
+#include "server/cluster/redis_client.h"
 #include "server/store/postgres_store.h"
 
 #include <charconv>
@@ -56,7 +57,9 @@ auto number_flag(T ServerConfig::*member, T min, T max) {
 
 // A flag's value as an error message may show it: a --store URL can hold a password.
 std::string shown_value(const std::string& flag, const std::string& value) {
-  return flag == "store" ? redact_store_url(value) : value;
+  if (flag == "store") return redact_store_url(value);
+  if (flag == "cluster") return value.empty() ? value : "redis://(not shown)";
+  return value;
 }
 
 const std::map<std::string, Flag>& flags() {
@@ -190,6 +193,43 @@ const std::map<std::string, Flag>& flags() {
       {"max-rooms",
        {"rooms on this server (default 10000)",
         number_flag<std::size_t>(&ServerConfig::max_rooms, 1, 1 << 24)}},
+      {"cluster",
+       {"cluster mode: redis://[:PASSWORD@]HOST:PORT[/DB] of the cluster's Redis (needs a "
+        "postgres:// --store shared by every node)",
+        [](const std::string& v, ServerConfig& c) {
+          c.cluster = v;
+          try {
+            parse_redis_url(v);
+            return true;
+          } catch (const RedisError&) {
+            return false;
+          }
+        }}},
+      {"node-id",
+       {"this node's name in the cluster, unique among live nodes (default: --advertise)",
+        [](const std::string& v, ServerConfig& c) {
+          c.node_id = v;
+          return !v.empty() && v.size() <= 64 &&
+                 v.find_first_of(" \t\n\"\\{},") == std::string::npos;
+        }}},
+      {"advertise",
+       {"HOST:PORT where clients and other nodes reach this node (default: --bind and the "
+        "listening port)",
+        [](const std::string& v, ServerConfig& c) {
+          c.advertise = v;
+          const auto colon = v.rfind(':');
+          std::uint16_t port = 0;
+          return colon != std::string::npos && colon > 0 &&
+                 parse_number<std::uint16_t>(v.substr(colon + 1), port, 1, 65535);
+        }}},
+      {"lease-ms",
+       {"cluster mode: a node silent this long is dead and its rooms move (default 5000)",
+        [](const std::string& v, ServerConfig& c) {
+          long ms = 0;
+          if (!parse_number<long>(v, ms, 300, 600'000)) return false;
+          c.lease = std::chrono::milliseconds(ms);
+          return true;
+        }}},
   };
   return table;
 }
@@ -267,6 +307,10 @@ std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std:
   }
   if (config.dead_after < std::chrono::milliseconds(100)) {
     error = "--dead-after-ms must be at least 100";
+    return std::nullopt;
+  }
+  if (!config.cluster.empty() && !is_postgres_url(config.store)) {
+    error = "--cluster needs a PostgreSQL store shared by every node (--store postgres://...)";
     return std::nullopt;
   }
   // A finished room still in memory may start a rematch; its record must still be there.

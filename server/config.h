@@ -56,6 +56,16 @@ struct ServerConfig {
   std::chrono::seconds finished_room_retention{3600};
   std::chrono::milliseconds bot_delay{400};
   std::size_t max_rooms = 10'000;
+
+  // Cluster mode (docs/ARCHITECTURE.md, "Cluster mode"): the Redis (redis://host:port) that
+  // holds the node registry and the room directory; empty: a single server. Needs a
+  // PostgreSQL --store shared by every node.
+  std::string cluster;
+  std::string node_id;    // unique in the cluster (default: the advertised host:port)
+  std::string advertise;  // host:port where clients and other nodes reach this node
+                          // (default: --bind and the port listened on)
+  // A node not heard from for this long is dead, and live nodes take its rooms over.
+  std::chrono::milliseconds lease{5'000};
 };
 
 // Parses flags (--name value or --name=value) over environment variables

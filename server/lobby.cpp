@@ -73,9 +73,13 @@ std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
   const std::string id = setup.id;
   const bool is_private = setup.options.is_private;
   setup.draw_seed = random_u64;
+  const std::int64_t epoch = node_id_.empty() ? 0 : 1;
+  setup.epoch = epoch;
+  setup.owner = node_id_;
   auto room = std::make_shared<Room>(io_, std::move(setup), store_, config_, metrics_, hooks());
-  rooms_[id] = Entry{room, nullptr, is_private};
+  rooms_[id] = Entry{room, nullptr, is_private, epoch};
   creator->change_open_rooms_created(+1);
+  if (created_) created_(id);
   return room;
 }
 
@@ -88,35 +92,70 @@ RoomHooks Lobby::hooks() {
       },
       [](const std::shared_ptr<Player>& player, int delta) {
         player->change_open_rooms_created(delta);
+      },
+      [this](const std::string& id, const Room* room) {
+        std::lock_guard inner(mutex_);
+        if (auto it = rooms_.find(id); it != rooms_.end() && it->second.room.get() == room) {
+          rooms_.erase(it);
+        }
       }};
 }
 
 int Lobby::restore(const LoadedState& stored, Identity& identity) {
   int frozen = 0;
   for (const LoadedRoom& loaded : stored.rooms) {
-    const RoomRecord& r = loaded.room;
-    const GameInfo* info = find_game(r.kind);
-    if (!info) {
-      log_error("stored room " + r.id + " is of unknown game \"" + r.kind + "\"; skipped");
-      continue;
-    }
-    TableSetup setup;
-    setup.id = r.id;
-    setup.game = info;
-    setup.seats = r.seats;
-    setup.game_options = r.game_options;
-    setup.options = room_options_from_json(r.room_options);
-    setup.draw_seed = random_u64;
-    if (r.creator_id) setup.creator = identity.find(*r.creator_id);
-    auto room = std::make_shared<Room>(io_, std::move(setup), store_, config_, metrics_, hooks());
-    if (!room->restore(loaded, identity)) ++frozen;
-    {
-      std::lock_guard lock(mutex_);
-      rooms_[r.id] = Entry{room, nullptr, room->is_private()};
-    }
-    room->resume_after_restore();
+    if (!restore_one(loaded, 0, identity)) ++frozen;
   }
   return frozen;
+}
+
+bool Lobby::restore_one(const LoadedRoom& loaded, std::int64_t epoch, Identity& identity) {
+  const RoomRecord& r = loaded.room;
+  const GameInfo* info = find_game(r.kind);
+  if (!info) {
+    log_error("stored room " + r.id + " is of unknown game \"" + r.kind + "\"; skipped");
+    return true;
+  }
+  TableSetup setup;
+  setup.id = r.id;
+  setup.game = info;
+  setup.seats = r.seats;
+  setup.game_options = r.game_options;
+  setup.options = room_options_from_json(r.room_options);
+  setup.draw_seed = random_u64;
+  setup.epoch = epoch;
+  setup.owner = node_id_;
+  if (r.creator_id) setup.creator = identity.find(*r.creator_id);
+  auto room = std::make_shared<Room>(io_, std::move(setup), store_, config_, metrics_, hooks());
+  const bool identical = room->restore(loaded, identity);
+  {
+    std::lock_guard lock(mutex_);
+    rooms_[r.id] = Entry{room, nullptr, room->is_private(), epoch};
+  }
+  room->resume_after_restore();
+  return identical;
+}
+
+void Lobby::set_cluster(std::string node_id,
+                        std::function<void(const std::string& room)> created) {
+  node_id_ = std::move(node_id);
+  created_ = std::move(created);
+}
+
+bool Lobby::adopt(const LoadedRoom& stored, std::int64_t epoch, Identity& identity) {
+  return restore_one(stored, epoch, identity);
+}
+
+std::vector<std::pair<std::string, std::int64_t>> Lobby::held_rooms() const {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  std::lock_guard lock(mutex_);
+  out.reserve(rooms_.size());
+  for (const auto& [id, entry] : rooms_) out.emplace_back(id, entry.epoch);
+  return out;
+}
+
+void Lobby::let_go(const std::string& room, const std::string& new_node) {
+  if (auto found = find(room)) found->let_go(new_node);
 }
 
 std::shared_ptr<Room> Lobby::find(const std::string& id) const {
@@ -162,10 +201,7 @@ void Lobby::sweep() {
   }
   const auto now = Clock::now();
   for (const auto& room : rooms) {
-    room->sweep([this](const std::string& id) {
-      std::lock_guard lock(mutex_);
-      rooms_.erase(id);
-    });
+    room->sweep();
   }
   // Replays past their retention leave the store: at start, then hourly (it is one DELETE
   // on the store's writer thread).

@@ -6,6 +6,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,12 +45,26 @@ class Lobby {
   // Rebuilds every stored unfinished room; returns how many were frozen.
   int restore(const LoadedState& stored, Identity& identity);
 
+  // Cluster mode: rooms created here belong to node `node_id` at epoch 1, and `created` is
+  // told of each (it registers the room in the cluster's directory).
+  void set_cluster(std::string node_id, std::function<void(const std::string& room)> created);
+  // Serves a room taken over from another node, owned now at `epoch`. Returns false when its
+  // game no longer replays identically (the room is then frozen, but held).
+  bool adopt(const LoadedRoom& stored, std::int64_t epoch, Identity& identity);
+  // The rooms held here and their epochs (cluster mode).
+  std::vector<std::pair<std::string, std::int64_t>> held_rooms() const;
+  // Another node serves `room` now: its members are told and it is removed here.
+  void let_go(const std::string& room, const std::string& new_node);
+
  private:
   struct Entry {
     std::shared_ptr<Room> room;
     std::shared_ptr<const protocol::RoomSummary> summary;
     bool is_private = false;
+    std::int64_t epoch = 0;  // cluster mode: this node's epoch of ownership
   };
+  // Builds, restores and registers one stored room; returns whether it replayed identically.
+  bool restore_one(const LoadedRoom& stored, std::int64_t epoch, Identity& identity);
   void sweep();
   void arm_sweeper();
   RoomHooks hooks();
@@ -63,6 +78,8 @@ class Lobby {
   boost::asio::steady_timer sweeper_;
   std::optional<Clock::time_point> last_prune_;  // the store's replay retention, hourly
   std::atomic<bool> stopped_{false};
+  std::string node_id_;  // cluster mode: this node; empty on a single server
+  std::function<void(const std::string& room)> created_;
 };
 
 }  // namespace parlor::server

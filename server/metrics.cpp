@@ -61,6 +61,12 @@ std::string Metrics::prometheus_text(
           "counter", socket_writes.load());
   counter("parlor_accept_errors_total", "Errors accepting TCP connections.", "counter",
           accept_errors.load());
+  counter("parlor_cluster_rooms_taken_over_total",
+          "Rooms this node took over from nodes that died (cluster mode).", "counter",
+          cluster_rooms_taken_over.load());
+  counter("parlor_cluster_rooms_let_go_total",
+          "Rooms this node let go because another node had taken them over (cluster mode).",
+          "counter", cluster_rooms_let_go.load());
 
   out << "# HELP parlor_rooms Rooms by status.\n# TYPE parlor_rooms gauge\n";
   for (const auto& [status, count] : rooms_by_status) {

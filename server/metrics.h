@@ -28,6 +28,10 @@ class Metrics {
   std::atomic<std::uint64_t> frames_out{0};     // WebSocket data frames handed to sockets
   std::atomic<std::uint64_t> socket_writes{0};  // the writes that carried them
   std::atomic<std::uint64_t> accept_errors{0};
+  // Cluster mode: rooms this node took over from dead nodes, and rooms it let go because
+  // another node had taken them.
+  std::atomic<std::uint64_t> cluster_rooms_taken_over{0};
+  std::atomic<std::uint64_t> cluster_rooms_let_go{0};
 
   void count_reject(const std::string& code);
   // A WebSocket connection failed for breaking the protocol (1002, 1003, 1007, 1009).

@@ -31,6 +31,10 @@ void Server::start() {
   const auto address = net::ip::make_address(config_.bind);
   listener_ = std::make_shared<Listener>(io_, tcp::endpoint(address, config_.port), state_, tls);
   listener_->run();
+  if (!config_.cluster.empty()) {
+    const auto bound = listener_->local_endpoint();
+    state_->start_cluster(config_.bind + ":" + std::to_string(bound.port()));
+  }
   state_->lobby().start_sweeper();
   const int count = config_.threads > 0
                         ? config_.threads
@@ -68,6 +72,7 @@ void Server::stop() {
   threads_.clear();
   state_->stop_blocking();
   state_->close_store();
+  state_->stop_cluster();
 }
 
 void Server::wait() {

@@ -24,15 +24,16 @@ void ServerState::reply_error(ClientContext& client, const Json& id, ErrorCode c
   client.connection->send(make_frame(protocol::encode_error(id, code, message)));
 }
 
-void ServerState::handle(ClientContext& client, protocol::Request request,
+bool ServerState::handle(ClientContext& client, protocol::Request request,
                          Clock::time_point received) {
   const Json& id = request.id;
   if (auto* hello_request = std::get_if<protocol::Hello>(&request.command)) {
     return hello(client, *hello_request, id);
   }
   if (!client.player) {
-    return reply_error(client, id, ErrorCode::kHelloRequired,
-                       R"(say hello first: {"type":"hello","name":...,"protocol":1})");
+    reply_error(client, id, ErrorCode::kHelloRequired,
+                R"(say hello first: {"type":"hello","name":...,"protocol":1})");
+    return true;
   }
   auto caller = [&] { return Caller{client.player, client.connection, id, received}; };
   auto send = [&](std::string_view frame) { client.connection->send(make_frame(frame)); };
@@ -85,24 +86,30 @@ void ServerState::handle(ClientContext& client, protocol::Request request,
         }
       },
       request.command);
+  return true;
 }
 
-void ServerState::hello(ClientContext& client, const protocol::Hello& request, const Json& id) {
+bool ServerState::hello(ClientContext& client, const protocol::Hello& request, const Json& id) {
   if (client.player) {
-    return reply_error(client, id, ErrorCode::kNotAllowed,
-                       "this connection has already said hello");
+    reply_error(client, id, ErrorCode::kNotAllowed, "this connection has already said hello");
+    return true;
   }
   if (request.protocol != 1) {
-    return reply_error(client, id, ErrorCode::kUnsupportedProtocol,
-                       "this server speaks protocol 1, not " + std::to_string(request.protocol));
+    reply_error(client, id, ErrorCode::kUnsupportedProtocol,
+                "this server speaks protocol 1, not " + std::to_string(request.protocol));
+    return true;
   }
   std::string token;
   std::shared_ptr<Player> player;
   if (request.token) {
     player = identity_.resume(*request.token);
+    if (!player && cluster_store_ && client.finish_later) {
+      return hello_with_stored_token(client, request, id);
+    }
     if (!player) {
-      return reply_error(client, id, ErrorCode::kInvalidToken,
-                         "unknown or expired token; say hello with a name to start afresh");
+      reply_error(client, id, ErrorCode::kInvalidToken,
+                  "unknown or expired token; say hello with a name to start afresh");
+      return true;
     }
     token = *request.token;  // back to its owner only
   } else if (request.name) {
@@ -117,17 +124,18 @@ void ServerState::hello(ClientContext& client, const protocol::Hello& request, c
                        std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count()},
-          [connection = client.connection, id, player_id = player->id(), token](bool ok) {
+          [connection = client.connection, id, player_id = player->id(), token](WriteResult result) {
             connection->send(make_frame(
-                ok ? protocol::encode_welcome(id, player_id, token, 1)
+                result == WriteResult::kDurable ? protocol::encode_welcome(id, player_id, token, 1)
                    : protocol::encode_error(id, ErrorCode::kInternalError,
                                             "your identity could not be stored; try again")));
           });
       log_info("player " + player->id() + " joined");
-      return;
+      return true;
     }
   } else {
-    return reply_error(client, id, ErrorCode::kBadRequest, R"(hello needs a "name" or a "token")");
+    reply_error(client, id, ErrorCode::kBadRequest, R"(hello needs a "name" or a "token")");
+    return true;
   }
   client.player = player;
   if (auto previous = player->attach(client.connection);
@@ -139,6 +147,37 @@ void ServerState::hello(ClientContext& client, const protocol::Hello& request, c
   for (const std::string& room_id : player->rooms()) {
     if (auto room = lobby_.find(room_id)) room->resume(player);
   }
+  return true;
+}
+
+bool ServerState::hello_with_stored_token(ClientContext& client, const protocol::Hello& request,
+                                          const Json& id) {
+  run_blocking([this, client = &client, request, id, hash = Identity::hash_token(*request.token)] {
+    std::optional<PlayerRecord> found;
+    bool failed = false;
+    try {
+      found = cluster_store_->find_player(hash);
+    } catch (const StoreError& error) {
+      failed = true;
+      log_error(std::string("cluster: cannot look a token up: ") + error.what());
+    }
+    // Back on the client's strand; `client` lives as long as its session, which runs this.
+    client->finish_later([this, client, request, id, found, failed] {
+      if (found) {
+        if (!identity_.find(found->id)) {
+          identity_.restore(std::make_shared<Player>(found->id, found->name, found->token_hash));
+        }
+        if (identity_.resume(*request.token)) {
+          hello(*client, request, id);
+          return;
+        }
+      }
+      reply_error(*client, id, failed ? ErrorCode::kInternalError : ErrorCode::kInvalidToken,
+                  failed ? "your token could not be checked now; try again shortly"
+                         : "unknown or expired token; say hello with a name to start afresh");
+    });
+  });
+  return false;
 }
 
 void ServerState::create_room(ClientContext& client, const protocol::CreateRoom& request,
@@ -158,11 +197,38 @@ void ServerState::create_room(ClientContext& client, const protocol::CreateRoom&
 std::shared_ptr<Room> ServerState::room_or_reply(ClientContext& client, const std::string& room,
                                                  const Json& id) {
   auto found = lobby_.find(room);
-  if (!found) {
+  if (!found && cluster_) {
+    reply_room_elsewhere(client, room, id);
+  } else if (!found) {
     reply_error(client, id, ErrorCode::kNoSuchRoom,
                 "no room " + protocol::quote_client_text(room, 32));
   }
   return found;
+}
+
+void ServerState::reply_room_elsewhere(ClientContext& client, const std::string& room,
+                                       const Json& id) {
+  run_blocking([this, connection = client.connection, room, id] {
+    const auto where = cluster_->locate(room);
+    // Held here after all: taken over since the request arrived.
+    if (where && where->here && lobby_.find(room)) {
+      connection->send(make_frame(protocol::encode_room_moved(
+          id, room, where->node, "this node serves room " + room + " now; send the request again")));
+      return;
+    }
+    if (!where || where->here) {
+      metrics_.count_reject(std::string(protocol::wire_name(ErrorCode::kNoSuchRoom)));
+      connection->send(make_frame(protocol::encode_error(
+          id, ErrorCode::kNoSuchRoom, "no room " + protocol::quote_client_text(room, 32))));
+      return;
+    }
+    metrics_.count_reject(std::string(protocol::wire_name(ErrorCode::kRoomMoved)));
+    connection->send(make_frame(protocol::encode_room_moved(
+        id, room, where->node,
+        where->node.empty()
+            ? "room " + room + " is moving to another node; send the request again shortly"
+            : "room " + room + " is served by node " + where->node + "; connect there")));
+  });
 }
 
 void ServerState::disconnected(ClientContext& client) {
@@ -190,11 +256,20 @@ void ServerState::open_store() {
     PostgresStoreOptions options;
     options.url = config_.store;
     options.batch_window = config_.store_batch_window;
+    options.exclusive = config_.cluster.empty();
     options.log_error = [](std::string_view message) { log_error(message); };
     auto postgres = std::make_unique<PostgresStore>(std::move(options));
     where = postgres->target();
     store_ = std::move(postgres);
   } else {
+    return;
+  }
+  if (!config_.cluster.empty()) {
+    // A node loads no room at start: each belongs to a node, and the rooms of nodes that are
+    // gone (this one's previous run included) are taken over by the cluster's passes.
+    // Players are looked up when they resume.
+    lobby_.set_store(store_.get());
+    log_info("store " + where + ": shared by the cluster's nodes");
     return;
   }
   const LoadedState stored = store_->load();
@@ -206,6 +281,24 @@ void ServerState::open_store() {
   log_info("store " + where + ": " + std::to_string(stored.players.size()) + " players, " +
            std::to_string(stored.rooms.size()) + " unfinished rooms recovered" +
            (frozen ? ", " + std::to_string(frozen) + " frozen" : ""));
+}
+
+void ServerState::start_cluster(const std::string& advertise) {
+  ClusterOptions options;
+  options.redis_url = config_.cluster;
+  options.self.advertise = config_.advertise.empty() ? advertise : config_.advertise;
+  options.self.id = config_.node_id.empty() ? options.self.advertise : config_.node_id;
+  options.lease = config_.lease;
+  cluster_store_ = std::make_unique<PostgresCluster>(config_.store, std::chrono::seconds(10));
+  cluster_ = std::make_unique<ClusterNode>(std::move(options), io_, *cluster_store_, lobby_,
+                                           identity_, metrics_);
+  lobby_.set_cluster(cluster_->self().id,
+                     [this](const std::string& room) { cluster_->room_created(room); });
+  cluster_->start();
+}
+
+void ServerState::stop_cluster() {
+  if (cluster_) cluster_->stop(/*leave=*/true);
 }
 
 void ServerState::close_store() {

@@ -7,12 +7,15 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include <boost/asio/post.hpp>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
 
 #include "protocol/commands.h"
+#include "server/cluster/cluster_node.h"
+#include "server/store/postgres_cluster.h"
 #include "protocol/limits.h"
 #include "server/config.h"
 #include "server/identity.h"
@@ -28,6 +31,10 @@ namespace parlor::server {
 struct ClientContext {
   std::shared_ptr<Connection> connection;
   std::shared_ptr<Player> player;  // set by a successful hello
+  // Runs `work` on the session's strand and then reads the next request: how a request that
+  // waits on blocking work (a store read) finishes without anything else of this client's
+  // being handled meanwhile. Set by the session.
+  std::function<void(std::function<void()>)> finish_later;
 };
 
 class ServerState {
@@ -40,8 +47,9 @@ class ServerState {
   Lobby& lobby() { return lobby_; }
   Identity& identity() { return identity_; }
 
-  // Handles one decoded request from `client` (called on the client's strand).
-  void handle(ClientContext& client, protocol::Request request, Clock::time_point received);
+  // Handles one decoded request from `client` (called on the client's strand). Returns false
+  // when the request finishes later (through client.finish_later), which reads on.
+  bool handle(ClientContext& client, protocol::Request request, Clock::time_point received);
   // The client's connection closed.
   void disconnected(ClientContext& client);
 
@@ -54,6 +62,14 @@ class ServerState {
   // Throws StoreError with a message naming the file when it cannot.
   void open_store();
   void close_store();
+
+  // Cluster mode (config().cluster set): joins the cluster as a node reached at `advertise`
+  // (host:port); after open_store(), before connections are served. Throws RedisError or
+  // StoreError naming what could not be reached.
+  void start_cluster(const std::string& advertise);
+  // Leaves the cluster (after close_store(): every write this node made is stored first).
+  void stop_cluster();
+  ClusterNode* cluster() { return cluster_.get(); }
   Store* store() { return store_.get(); }
 
   // A replay of a stored game (see replay.h), or why not. Blocking disk I/O: call it through
@@ -72,7 +88,14 @@ class ServerState {
   void set_shutting_down() { shutting_down_.store(true); }
 
  private:
-  void hello(ClientContext& client, const protocol::Hello& hello, const Json& id);
+  // Returns false when it finishes later (a token looked up in the cluster's store).
+  bool hello(ClientContext& client, const protocol::Hello& hello, const Json& id);
+  // Cluster mode: a token this node has not seen, looked up in the store off the I/O
+  // threads; the hello then goes on on the client's strand.
+  bool hello_with_stored_token(ClientContext& client, const protocol::Hello& hello,
+                               const Json& id);
+  // Cluster mode: answers a request for a room not held here with where it is.
+  void reply_room_elsewhere(ClientContext& client, const std::string& room, const Json& id);
   void create_room(ClientContext& client, const protocol::CreateRoom& request, const Json& id,
                    Clock::time_point received);
   std::shared_ptr<Room> room_or_reply(ClientContext& client, const std::string& room,
@@ -86,6 +109,8 @@ class ServerState {
   Metrics metrics_;
   Identity identity_;
   std::unique_ptr<Store> store_;
+  std::unique_ptr<PostgresCluster> cluster_store_;
+  std::unique_ptr<ClusterNode> cluster_;
   Lobby lobby_;
   std::atomic<bool> shutting_down_{false};
   boost::asio::thread_pool blocking_{1};

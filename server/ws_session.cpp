@@ -90,6 +90,14 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
   const auto remote = tcp_socket(ws_).remote_endpoint(ignored);
   peer_ = ignored ? "?" : remote.address().to_string();
   client_.connection = this->shared_from_this();
+  client_.finish_later = [weak = this->weak_from_this()](std::function<void()> work) {
+    if (auto self = weak.lock()) {
+      net::post(self->ws_.get_executor(), [self, work = std::move(work)] {
+        work();
+        if (!self->closing_) self->do_read();
+      });
+    }
+  };
   state_->register_connection(client_.connection);
   ws_.async_accept(request,
                    beast::bind_front_handler(&WsSession::on_accept, this->shared_from_this()));
@@ -149,8 +157,8 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
   if (auto* error = std::get_if<protocol::DecodeError>(&decoded)) {
     state_->metrics().count_reject(std::string(protocol::wire_name(error->code)));
     send(make_frame(protocol::encode_error(error->id, error->code, error->message)));
-  } else {
-    state_->handle(client_, std::move(std::get<protocol::Request>(decoded)), received);
+  } else if (!state_->handle(client_, std::move(std::get<protocol::Request>(decoded)), received)) {
+    return;  // the request ends later, through client_.finish_later, which reads on
   }
   if (!closing_) do_read();
 }
@@ -374,6 +382,7 @@ void WsSession<Stream>::finish() {
   keepalive_timer_.cancel();
   state_->disconnected(client_);
   client_.connection.reset();  // breaks the session -> context -> session cycle
+  client_.finish_later = nullptr;
   state_->unregister_connection(this);
 }
 

@@ -33,6 +33,23 @@ end
 return 0
 )lua";
 
+// KEYS: room key, this node's rooms set. ARGV: this node, the epoch, the node key prefix, the
+// room id. Returns 1 when this node owns the room at that epoch now, 0 when another live node
+// or a newer epoch holds it.
+constexpr std::string_view kReassert = R"lua(
+local owner = redis.call('HGET', KEYS[1], 'node')
+local epoch = tonumber(redis.call('HGET', KEYS[1], 'epoch') or '0')
+local mine = tonumber(ARGV[2])
+if epoch > mine then return 0 end
+if owner and owner ~= ARGV[1] then
+  if epoch == mine or redis.call('EXISTS', ARGV[3] .. owner) == 1 then return 0 end
+  redis.call('SREM', ARGV[3] .. owner .. ':rooms', ARGV[4])
+end
+redis.call('HSET', KEYS[1], 'node', ARGV[1], 'epoch', mine)
+redis.call('SADD', KEYS[2], ARGV[4])
+return 1
+)lua";
+
 }  // namespace
 
 Ownership::Ownership(RedisClient& redis, NodeInfo self, std::chrono::milliseconds ttl,
@@ -55,6 +72,13 @@ std::optional<std::int64_t> Ownership::claim(const std::string& room, std::int64
                   {self_.id, std::to_string(store_epoch), prefix_ + "node:", room});
   if (reply.integer < 0) return std::nullopt;
   return reply.integer;
+}
+
+bool Ownership::reassert(const std::string& room, std::int64_t epoch) {
+  return redis_
+             .eval(kReassert, {room_key(room), rooms_key(self_.id)},
+                   {self_.id, std::to_string(epoch), prefix_ + "node:", room})
+             .integer == 1;
 }
 
 bool Ownership::release(const std::string& room, std::int64_t epoch) {
@@ -81,6 +105,12 @@ std::vector<NodeInfo> Ownership::live_nodes() {
     if (!advertise.is_nil()) out.push_back({node.text, advertise.text});
   }
   return out;
+}
+
+std::optional<std::string> Ownership::advertise(const std::string& node) {
+  const RedisReply reply = redis_.command({"GET", node_key(node)});
+  if (reply.is_nil()) return std::nullopt;
+  return reply.text;
 }
 
 std::vector<OrphanRoom> Ownership::orphans() {

@@ -61,11 +61,17 @@ class Ownership {
   // Claims `room` for this node. `store_epoch`: the highest epoch the store holds for the
   // room (0 if none). Returns the new epoch, or nullopt when a live node owns the room.
   std::optional<std::int64_t> claim(const std::string& room, std::int64_t store_epoch);
+  // Records that this node owns `room` at `epoch`, which the store already holds for it: a
+  // room this node just created (epoch 1), or one it holds after Redis lost its keys. Fails
+  // (false) when Redis knows a newer epoch or another live owner: the room has moved on.
+  bool reassert(const std::string& room, std::int64_t epoch);
   // Lets the room go, if this node still owns it at `epoch`. Returns whether it did.
   bool release(const std::string& room, std::int64_t epoch);
   std::optional<RoomOwner> owner(const std::string& room);
 
   std::vector<NodeInfo> live_nodes();
+  // Where a live node is reached (its heartbeat's value), or nullopt when it is dead.
+  std::optional<std::string> advertise(const std::string& node);
   // Rooms whose owner node is dead.
   std::vector<OrphanRoom> orphans();
 

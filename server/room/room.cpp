@@ -120,11 +120,15 @@ void Room::connection_changed(std::shared_ptr<Player> player) {
   });
 }
 
-void Room::sweep(std::function<void(const std::string&)> remove) {
-  net::post(strand_, [self = shared_from_this(), remove = std::move(remove)]() mutable {
-    self->remove_ = std::move(remove);
+void Room::sweep() {
+  net::post(strand_, [self = shared_from_this()] {
     self->run([&](Table& table, TableTime now, Outbox& out) { table.sweep(now, out); });
-    self->remove_ = nullptr;
+  });
+}
+
+void Room::let_go(std::string new_node) {
+  net::post(strand_, [self = shared_from_this(), new_node = std::move(new_node)] {
+    self->run([&](Table& table, TableTime, Outbox& out) { table.let_go(new_node, out); });
   });
 }
 
@@ -185,7 +189,7 @@ void Room::carry_out(Outbox& out) {
     stopped_ = true;
     timer_.cancel();
     timer_at_.reset();
-    if (remove_) remove_(id_);
+    if (hooks_.removed) hooks_.removed(id_, this);
     return;
   }
   sync_timer();
@@ -196,16 +200,20 @@ void Room::write(StoreWrite w) {
   DurableCallback done;
   if (w.gating) {
     // Called on the store's writer thread: hop back onto the strand.
-    done = [weak = weak_from_this()](bool ok) {
+    done = [weak = weak_from_this()](WriteResult result) {
       if (auto self = weak.lock()) {
-        net::post(self->strand_, [self, ok] {
-          self->run([&](Table& table, TableTime, Outbox& out) { table.durable(ok, out); });
+        net::post(self->strand_, [self, result] {
+          self->run([&](Table& table, TableTime, Outbox& out) { table.durable(result, out); });
         });
       }
     };
   } else {
-    done = [room = id_](bool ok) {
-      if (!ok) log_error("room " + room + ": the room record could not be saved");
+    done = [weak = weak_from_this(), room = id_](WriteResult result) {
+      if (result == WriteResult::kFailed) {
+        log_error("room " + room + ": the room record could not be saved");
+      } else if (result == WriteResult::kFenced) {
+        if (auto self = weak.lock()) self->let_go("");
+      }
     };
   }
   if (auto* move = std::get_if<MoveRecord>(&w.record)) {

@@ -22,6 +22,7 @@ namespace parlor::server {
 
 struct ServerConfig;
 class Metrics;
+class Room;
 
 // What the room tells the lobby directory.
 struct RoomHooks {
@@ -30,6 +31,9 @@ struct RoomHooks {
       summary_changed;
   // The room was created by `creator` and is no longer unfinished (or is again: delta +1).
   std::function<void(const std::shared_ptr<Player>& creator, int delta)> open_rooms_changed;
+  // The room has ended its life here (swept, or let go to another node): the directory
+  // drops it, if `room` is still the one it holds under that id.
+  std::function<void(const std::string& id, const Room* room)> removed;
 };
 
 class Room : public std::enable_shared_from_this<Room> {
@@ -53,8 +57,11 @@ class Room : public std::enable_shared_from_this<Room> {
   void resume(std::shared_ptr<Player> player);
   // A member's connection went away or came back: the `connected` flags changed.
   void connection_changed(std::shared_ptr<Player> player);
-  // Removes the room (calls `remove`) when it is idle or finished long ago.
-  void sweep(std::function<void(const std::string&)> remove);
+  // Removes the room (hooks.removed) when it is idle or finished long ago.
+  void sweep();
+  // Cluster mode: another node serves the room now (`new_node`: its host:port when known).
+  // Its members are told and the room is removed (Table::let_go).
+  void let_go(std::string new_node);
   // Server shutdown: stop the timer.
   void shutdown();
   // Rebuilds the room from its stored record and moves (before anyone can reach it).
@@ -81,7 +88,6 @@ class Room : public std::enable_shared_from_this<Room> {
   Metrics& metrics_;
   RoomHooks hooks_;
   Outbox outbox_;  // reused from call to call: a move allocates no vectors
-  std::function<void(const std::string&)> remove_;
   boost::asio::steady_timer timer_;
   std::optional<Clock::time_point> timer_at_;
   bool stopped_ = false;

@@ -62,6 +62,11 @@ struct TableSetup {
   // Draws each new game's seed (unless options.seed fixes it). The server's draws from the
   // system's random source: a seed must never be predictable from anything a player sees.
   std::function<std::uint64_t()> draw_seed;
+  // Cluster mode: this node's id and its epoch of ownership, carried by every record the
+  // table writes (the store refuses them once another node owns the room). 0 and "" on a
+  // single server.
+  std::int64_t epoch = 0;
+  std::string owner;
 };
 
 // The server-wide times a table follows (ServerConfig's, or a test's).
@@ -113,8 +118,14 @@ class Table {
   void sweep(TableTime now, Outbox& out);
 
   // ---- the store (table_record.cpp) ----
-  // The store completed the oldest gating write. A failure stops the game, visibly.
-  void durable(bool ok, Outbox& out);
+  // The store completed the oldest gating write. A failure stops the game, visibly; a fenced
+  // write means another node owns the room: the table lets it go.
+  void durable(WriteResult result, Outbox& out);
+  // Cluster mode: another node serves the room now. Nothing held goes out; every member is
+  // told (room_moved, with the room's new node when known) and stops being a member here;
+  // out.remove is set. The table does nothing after this.
+  void let_go(std::string_view new_node, Outbox& out);
+  bool gone() const { return gone_; }
   // The room's record as the store keeps it.
   RoomRecord record() const;
   // Rebuilds the table from its stored record and moves, before anyone can reach it.
@@ -199,6 +210,7 @@ class Table {
   UnixMillis created_ms_ = 0;
   UnixMillis game_started_ms_ = 0;
   std::optional<UnixMillis> finished_ms_;
+  bool gone_ = false;  // let go to another node
   bool counted_open_ = true;  // the lobby counted this room for its creator when creating it
   WriteAheadGate gate_;
   Rng bot_rng_;

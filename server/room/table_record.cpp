@@ -2,6 +2,7 @@
 // rebuilt from what was stored. (Each accepted move is written by accept_move, table.cpp.)
 #include "games/core/replay.h"
 #include "server/log.h"
+#include "server/metrics.h"
 #include "server/room/table.h"
 
 namespace parlor::server {
@@ -27,8 +28,10 @@ void Table::persist_room(Outbox& out, bool gate_frames) {
   gate_.write(out, {record(), gate_frames});
 }
 
-void Table::durable(bool ok, Outbox& out) {
-  if (!ok) {
+void Table::durable(WriteResult result, Outbox& out) {
+  if (gone_) return;  // a write that was in flight when the room left
+  if (result == WriteResult::kFenced) return let_go("", out);
+  if (result == WriteResult::kFailed) {
     // Never acknowledge what is not stored: nothing that waited for the write goes out (a
     // game's last move and its game_over included), and the game stops here, visibly.
     gate_.drop_held();
@@ -37,6 +40,33 @@ void Table::durable(bool ok, Outbox& out) {
     return;
   }
   gate_.durable(out);
+}
+
+void Table::let_go(std::string_view new_node, Outbox& out) {
+  if (gone_) return;
+  gone_ = true;
+  metrics_.cluster_rooms_let_go.fetch_add(1, std::memory_order_relaxed);
+  log_info("room " + id() + " is served by " +
+           (new_node.empty() ? std::string("another node") : "node " + std::string(new_node)) +
+           " now; letting it go");
+  // Nothing this node decided but did not store may go out: the new owner never saw it.
+  gate_.drop_held();
+  turn_clock_.reset();
+  bot_due_.reset();
+  const Frame moved = make_frame(protocol::encode_room_moved(
+      nullptr, id(), new_node,
+      "another node serves this room now; reconnect and resume with your token"));
+  const auto leave = [&](const std::shared_ptr<Player>& player) {
+    out.memberships.push_back({player, false});
+    out.deliveries.push_back({player, nullptr, moved});
+  };
+  for (auto& occupant : seats_) {
+    if (occupant && occupant->player) leave(occupant->player);
+  }
+  for (const Spectator& spectator : spectators_) leave(spectator.player);
+  if (counted_open_ && setup_.creator) out.open_rooms_delta -= 1;
+  counted_open_ = false;
+  out.remove = true;
 }
 
 RoomRecord Table::record() const {
@@ -65,6 +95,8 @@ RoomRecord Table::record() const {
   out.seed = seed_;
   out.start_seq = start_seq_;
   out.game_started_ms = game_started_ms_;
+  out.epoch = setup_.epoch;
+  out.owner = setup_.owner;
   return out;
 }
 

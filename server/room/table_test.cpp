@@ -37,8 +37,10 @@ class TableTest : public ::testing::Test {
     make_table({}, false);
   }
 
-  // A new table with these room options, for the players above.
-  void make_table(RoomOptions options, bool persistent) {
+  // A new table with these room options, for the players above. `epoch`/`owner`: cluster
+  // mode's ownership.
+  void make_table(RoomOptions options, bool persistent, std::int64_t epoch = 0,
+                  const std::string& owner = "") {
     TableSetup setup;
     setup.id = "r1";
     setup.game = find_game("bigtwo");
@@ -50,6 +52,8 @@ class TableTest : public ::testing::Test {
     setup.creator = clients[0].player;
     setup.persistent = persistent;
     setup.draw_seed = [seed = std::uint64_t{7}]() mutable { return seed++; };
+    setup.epoch = epoch;
+    setup.owner = owner;
     table = std::make_unique<Table>(std::move(setup), TableTimings{400ms, 600s, 3600s}, metrics, 1,
                                     at(0s));
   }
@@ -281,7 +285,7 @@ TEST_F(DurableTest, NoFrameRevealsAMoveBeforeItIsStored) {
   seat_all_and_start();
   ASSERT_EQ(table->gate().outstanding(), 1);  // the new deal's seed
   EXPECT_TRUE(out.deliveries.empty()) << "the deal or the ok left before the seed was stored";
-  table->durable(true, fresh());
+  table->durable(WriteResult::kDurable, fresh());
   EXPECT_FALSE(frames_to(*clients[0].player).empty());
   EXPECT_EQ(replies().size(), 1u);  // start's ok
 
@@ -289,7 +293,7 @@ TEST_F(DurableTest, NoFrameRevealsAMoveBeforeItIsStored) {
   ASSERT_EQ(moves_written().size(), 1u);
   EXPECT_TRUE(out.writes.front().gating);
   EXPECT_TRUE(out.deliveries.empty());
-  table->durable(true, fresh());
+  table->durable(WriteResult::kDurable, fresh());
   ASSERT_FALSE(out.deliveries.empty());
   EXPECT_EQ(payload(out.deliveries.front())["type"], "ok");  // in the order they were made
   EXPECT_EQ(frames_to(*clients[0].player).back()["type"], "state");
@@ -297,9 +301,9 @@ TEST_F(DurableTest, NoFrameRevealsAMoveBeforeItIsStored) {
 
 TEST_F(DurableTest, AFailedWriteStopsTheGameAndNothingItHeldGoesOut) {
   seat_all_and_start();
-  table->durable(true, fresh());
+  table->durable(WriteResult::kDurable, fresh());
   play_one(1s);
-  table->durable(false, fresh());
+  table->durable(WriteResult::kFailed, fresh());
   EXPECT_EQ(table->status(), RoomStatus::kFrozen);
   for (const Delivery& d : out.deliveries) {
     const Json frame = payload(d);
@@ -310,15 +314,52 @@ TEST_F(DurableTest, AFailedWriteStopsTheGameAndNothingItHeldGoesOut) {
   EXPECT_EQ(out.summary->status, RoomStatus::kFrozen);
 }
 
+// Cluster mode: a write refused by fencing means another node owns the room. The move it
+// carried is never acknowledged, every member is told where the room went, and the table
+// ends its life here without freezing (the room plays on at its new owner).
+TEST_F(DurableTest, AFencedWriteLetsTheRoomGoAndNothingItHeldGoesOut) {
+  seat_all_and_start();
+  table->durable(WriteResult::kDurable, fresh());
+  play_one(1s);
+  ASSERT_EQ(table->gate().outstanding(), 1);
+  table->durable(WriteResult::kFenced, fresh());
+  EXPECT_TRUE(table->gone());
+  EXPECT_TRUE(out.remove);
+  EXPECT_NE(table->status(), RoomStatus::kFrozen);
+  for (const Delivery& d : out.deliveries) {
+    const Json frame = payload(d);
+    EXPECT_EQ(frame["code"], "room_moved") << frame;
+    EXPECT_EQ(frame["room"], table->id());
+    EXPECT_FALSE(frame.contains("re"));
+  }
+  EXPECT_EQ(out.deliveries.size(), clients.size()) << "every seated player is told once";
+  EXPECT_EQ(out.memberships.size(), clients.size());
+  for (const MembershipChange& change : out.memberships) EXPECT_FALSE(change.member);
+  // A write still in flight when the room left changes nothing.
+  table->durable(WriteResult::kDurable, fresh());
+  EXPECT_TRUE(out.empty());
+}
+
+TEST_F(DurableTest, RecordsCarryTheOwnersEpoch) {
+  make_table({}, /*persistent=*/true, 7, "node-a");
+  seat_all_and_start();
+  table->durable(WriteResult::kDurable, fresh());
+  play_one(1s);
+  ASSERT_EQ(moves_written().size(), 1u);
+  EXPECT_EQ(moves_written()[0].epoch, 7);
+  EXPECT_EQ(table->record().epoch, 7);
+  EXPECT_EQ(table->record().owner, "node-a");
+}
+
 TEST_F(DurableTest, AGamesLastMoveThatCannotBeStoredEndsNothing) {
   seat_all_and_start();
   for (int i = 0; i < 2000 && table->status() == RoomStatus::kPlaying; ++i) {
-    table->durable(true, fresh());
+    table->durable(WriteResult::kDurable, fresh());
     play_one(std::chrono::seconds(i + 1));
   }
   ASSERT_EQ(table->status(), RoomStatus::kFinished);
   EXPECT_TRUE(out.deliveries.empty()) << "game_over left before the last move was stored";
-  table->durable(false, fresh());
+  table->durable(WriteResult::kFailed, fresh());
   EXPECT_EQ(table->status(), RoomStatus::kFrozen);
   for (const Delivery& d : out.deliveries) {
     EXPECT_NE(payload(d)["type"], "game_over");
@@ -330,7 +371,7 @@ TEST_F(DurableTest, ARecordAndItsMovesRestoreTheSameTable) {
   seat_all_and_start();
   LoadedRoom stored;
   for (int i = 0; i < 20; ++i) {
-    table->durable(true, fresh());
+    table->durable(WriteResult::kDurable, fresh());
     play_one(std::chrono::seconds(i + 1));
     for (MoveRecord& m : moves_written()) stored.moves.push_back(std::move(m));
   }

@@ -67,6 +67,42 @@ CREATE TABLE moves (
   FOREIGN KEY (room_id, game_number) REFERENCES games(room_id, game_number) ON DELETE CASCADE
 );
 )sql",
+    // 1 -> 2: cluster mode. Each room has an owner node and a fencing epoch; the triggers
+    // refuse, inside the writing transaction, any write carrying an older epoch than the
+    // room's (SQLSTATE PF409), so an owner that lost its room cannot append to it. Moves keep
+    // the epoch of the owner that accepted them. Players are found by token when they resume
+    // on another node.
+    R"sql(
+ALTER TABLE rooms ADD COLUMN epoch bigint NOT NULL DEFAULT 0;
+ALTER TABLE rooms ADD COLUMN owner text NOT NULL DEFAULT '';
+ALTER TABLE moves ADD COLUMN epoch bigint NOT NULL DEFAULT 0;
+CREATE INDEX players_by_token ON players (token_hash);
+CREATE INDEX unfinished_rooms_by_owner ON rooms (owner) WHERE status IN ('waiting', 'playing');
+CREATE FUNCTION parlor_fence_room() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.epoch < OLD.epoch OR (NEW.epoch = OLD.epoch AND NEW.owner <> OLD.owner) THEN
+    RAISE EXCEPTION 'room % belongs to node "%" at epoch %; this write is from node "%" at epoch %',
+      OLD.id, OLD.owner, OLD.epoch, NEW.owner, NEW.epoch USING ERRCODE = 'PF409';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER rooms_fence BEFORE UPDATE ON rooms
+  FOR EACH ROW EXECUTE FUNCTION parlor_fence_room();
+CREATE FUNCTION parlor_fence_move() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  current bigint;
+BEGIN
+  -- FOR SHARE waits for a takeover's fencing UPDATE of the room and then sees its epoch.
+  SELECT epoch INTO current FROM rooms WHERE id = NEW.room_id FOR SHARE;
+  IF current > NEW.epoch THEN
+    RAISE EXCEPTION 'room % is at epoch %; this move is from epoch %',
+      NEW.room_id, current, NEW.epoch USING ERRCODE = 'PF409';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER moves_fence BEFORE INSERT ON moves
+  FOR EACH ROW EXECUTE FUNCTION parlor_fence_move();
+)sql",
 };
 
 // Taken (per transaction) while checking and migrating, so servers starting together on

@@ -16,7 +16,9 @@ namespace parlor::server::pg {
 // parlor_schema.application_id of a Parlor database: "PRLR", as SQLite's application_id.
 inline constexpr std::int64_t kApplicationId = 0x50524C52;
 // The schema this build writes; migrations bring older databases up to it.
-inline constexpr std::int64_t kSchemaVersion = 1;
+inline constexpr std::int64_t kSchemaVersion = 2;
+// The SQLSTATE of a write refused by fencing (migration 2's triggers).
+inline constexpr std::string_view kFencedState = "PF409";
 
 // The SQL that takes a database from version `from_version` to the next.
 std::string_view migration(std::int64_t from_version);

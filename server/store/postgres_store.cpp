@@ -7,33 +7,16 @@
 #include <stdexcept>
 
 #include "server/store/pg_conn.h"
+#include "server/store/postgres_rows.h"
 #include "server/store/postgres_schema.h"
 
 namespace parlor::server {
 
+using pg::kMoveColumns;
+using pg::kRoomColumns;
+using pg::kUnfinished;
+
 namespace {
-
-std::string_view status_name(StoredRoomStatus status) {
-  switch (status) {
-    case StoredRoomStatus::kWaiting:
-      return "waiting";
-    case StoredRoomStatus::kPlaying:
-      return "playing";
-    case StoredRoomStatus::kFinished:
-      return "finished";
-    case StoredRoomStatus::kAbandoned:
-      return "abandoned";
-  }
-  return "waiting";
-}
-
-std::optional<StoredRoomStatus> parse_status(std::string_view name) {
-  for (auto status : {StoredRoomStatus::kWaiting, StoredRoomStatus::kPlaying,
-                      StoredRoomStatus::kFinished, StoredRoomStatus::kAbandoned}) {
-    if (status_name(status) == name) return status;
-  }
-  return std::nullopt;
-}
 
 // Seeds and state hashes are uint64; PostgreSQL's bigint is int64. The bits are stored
 // unchanged.
@@ -57,31 +40,28 @@ std::optional<std::string> number(const std::optional<std::int64_t>& value) {
   return std::to_string(*value);
 }
 
-std::string hex(const TokenHash& hash) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (const unsigned char byte : hash) {
-    out += kDigits[byte >> 4];
-    out += kDigits[byte & 0xf];
-  }
-  return out;
-}
-
-nlohmann::json parse_json(const std::string& value, const std::string& what) {
-  auto parsed = nlohmann::json::parse(value, nullptr, false);
-  if (parsed.is_discarded()) throw StoreError(what + " is not valid JSON");
-  return parsed;
-}
-
 // A refusal of one statement — a constraint or bad data (SQLSTATE classes 23 and 22) — is
 // that write's failure alone; anything else (the connection, the server, the schema) fails
 // the whole batch.
+// A fenced write (cluster mode: the room has a newer owner) is refused alone too.
 bool refuses_one_write(const std::string& sqlstate) {
-  return sqlstate.rfind("23", 0) == 0 || sqlstate.rfind("22", 0) == 0;
+  return sqlstate.rfind("23", 0) == 0 || sqlstate.rfind("22", 0) == 0 ||
+         sqlstate == pg::kFencedState;
 }
 
+// A deadlock or serialization failure (class 40) says nothing about the writes: the server
+// chose this transaction to abort, and the same batch is sent again. Two nodes' batches can
+// deadlock on rooms one of them took over from the other.
+bool worth_resending(const std::string& sqlstate) { return sqlstate.rfind("40", 0) == 0; }
+constexpr int kMaxResends = 5;
+
+// Per write of a batch: 0 failed, kStored durable, kFencedOut refused by fencing.
+constexpr char kStored = 1;
+constexpr char kFencedOut = 2;
+
 // Held by the writer's connection while the store is open: one server per database, as
-// with SQLite's lock file, until rooms are assigned to servers. It dies with the connection.
+// with SQLite's lock file, unless the servers are the nodes of a cluster (rooms then belong
+// to nodes, and fencing keeps each room's writes to its owner). It dies with the connection.
 constexpr std::string_view kServerLock = "SELECT pg_try_advisory_lock(1347572818, 2)";
 
 // The writer's prepared statements.
@@ -95,11 +75,13 @@ constexpr std::pair<const char*, std::string_view> kStatements[] = {
     // moves.
     {"upsert_room",
      "INSERT INTO rooms (id, kind, seats, game_options, room_options, creator_id, status,"
-     " game_number, created_ms, finished_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+     " game_number, created_ms, finished_ms, epoch, owner)"
+     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
      " ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, seats = excluded.seats,"
      " game_options = excluded.game_options, room_options = excluded.room_options,"
      " creator_id = excluded.creator_id, status = excluded.status,"
-     " game_number = excluded.game_number, finished_ms = excluded.finished_ms"},
+     " game_number = excluded.game_number, finished_ms = excluded.finished_ms,"
+     " epoch = excluded.epoch, owner = excluded.owner"},
     {"delete_seats", "DELETE FROM room_seats WHERE room_id = $1"},
     {"insert_seat",
      "INSERT INTO room_seats (room_id, seat, player_id, name, bot) VALUES ($1, $2, $3, $4, $5)"},
@@ -109,14 +91,14 @@ constexpr std::pair<const char*, std::string_view> kStatements[] = {
      " seed = excluded.seed, start_seq = excluded.start_seq, started_ms = excluded.started_ms,"
      " finished_ms = excluded.finished_ms"},
     {"insert_move",
-     "INSERT INTO moves (room_id, game_number, seq, seat, move, at_ms, state_hash)"
-     " VALUES ($1, $2, $3, $4, $5, $6, $7)"},
+     "INSERT INTO moves (room_id, game_number, seq, seat, move, at_ms, state_hash, epoch)"
+     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"},
     // Several moves in one statement: one array per column, in the order of insert_move's
     // parameters (insert_moves() below).
     {"insert_moves",
-     "INSERT INTO moves (room_id, game_number, seq, seat, move, at_ms, state_hash)"
+     "INSERT INTO moves (room_id, game_number, seq, seat, move, at_ms, state_hash, epoch)"
      " SELECT * FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::integer[], $5::json[],"
-     " $6::bigint[], $7::bigint[])"},
+     " $6::bigint[], $7::bigint[], $8::bigint[])"},
     // An abandoned room has no finished_ms (its game never ended): its age counts from its
     // last game's start. Cascades to seats, games and moves.
     {"prune_rooms",
@@ -147,65 +129,12 @@ std::string array_literal(const std::vector<const pg::Params*>& rows, std::size_
 // One insert_moves step for the insert_move parameters of several moves.
 pg::Step insert_moves(const std::vector<const pg::Params*>& rows) {
   pg::Step step{"insert_moves", {}};
-  for (std::size_t column = 0; column < 7; ++column) {
+  for (std::size_t column = 0; column < 8; ++column) {
     step.params.emplace_back(array_literal(rows, column));
   }
   return step;
 }
 
-constexpr std::string_view kRoomColumns =
-    "SELECT r.id, r.kind, r.seats, r.game_options, r.room_options, r.creator_id, r.status,"
-    " r.game_number, r.created_ms, r.finished_ms, g.seed, g.start_seq, g.started_ms"
-    " FROM rooms r LEFT JOIN games g ON g.room_id = r.id AND g.game_number = r.game_number";
-constexpr std::string_view kUnfinished = "r.status IN ('waiting', 'playing')";
-
-RoomRecord read_room(const pg::Result& rows, int row) {
-  RoomRecord room;
-  room.id = rows.text(row, 0);
-  room.kind = rows.text(row, 1);
-  room.seats = static_cast<int>(rows.integer(row, 2));
-  room.game_options = parse_json(rows.text(row, 3), "room " + room.id + "'s game options");
-  room.room_options = parse_json(rows.text(row, 4), "room " + room.id + "'s room options");
-  room.creator_id = rows.optional_text(row, 5);
-  const auto status = parse_status(rows.text(row, 6));
-  if (!status) throw StoreError("room " + room.id + " has an unknown status");
-  room.status = *status;
-  room.game_number = static_cast<int>(rows.integer(row, 7));
-  room.created_ms = rows.integer(row, 8);
-  room.finished_ms = rows.optional_integer(row, 9);
-  room.seed = static_cast<std::uint64_t>(rows.optional_integer(row, 10).value_or(0));
-  room.start_seq = rows.optional_integer(row, 11).value_or(0);
-  room.game_started_ms = rows.optional_integer(row, 12).value_or(0);
-  room.occupants.resize(static_cast<std::size_t>(std::max(room.seats, 0)));
-  return room;
-}
-
-// A seat from a row of (room_id, seat, player_id, name, bot).
-void read_seat(const pg::Result& rows, int row, RoomRecord& room) {
-  const auto seat = rows.integer(row, 1);
-  if (seat < 0 || seat >= room.seats) throw StoreError("room " + room.id + " has a bad seat");
-  room.occupants[static_cast<std::size_t>(seat)] =
-      SeatRecord{rows.optional_text(row, 2), rows.text(row, 3), rows.optional_text(row, 4)};
-}
-
-// A move from a row of (room_id, game_number, seq, seat, move, at_ms, state_hash).
-MoveRecord read_move(const pg::Result& rows, int row) {
-  MoveRecord move{rows.text(row, 0),
-                  static_cast<int>(rows.integer(row, 1)),
-                  rows.integer(row, 2),
-                  static_cast<int>(rows.integer(row, 3)),
-                  nullptr,
-                  rows.integer(row, 5),
-                  std::nullopt};
-  move.move = parse_json(rows.text(row, 4),
-                         "room " + move.room_id + " move seq " + std::to_string(move.seq));
-  if (auto hash = rows.optional_integer(row, 6))
-    move.state_hash = static_cast<std::uint64_t>(*hash);
-  return move;
-}
-
-constexpr std::string_view kMoveColumns =
-    "m.room_id, m.game_number, m.seq, m.seat, m.move, m.at_ms, m.state_hash";
 
 }  // namespace
 
@@ -234,7 +163,7 @@ std::unique_ptr<pg::Conn> PostgresStore::connect_writer(bool at_open) {
       conn->exec("SET synchronous_commit = on");
     }
     const auto deadline = std::chrono::steady_clock::now() + options_.lock_wait;
-    while (conn->exec(std::string(kServerLock)).text(0, 0) != "t") {
+    while (options_.exclusive && conn->exec(std::string(kServerLock)).text(0, 0) != "t") {
       if (!at_open || std::chrono::steady_clock::now() >= deadline) {
         throw StoreError(target_ +
                          " is in use by another parlor-server (it holds the advisory lock " +
@@ -304,7 +233,7 @@ void PostgresStore::flush() {
   }
   std::promise<void> done;
   auto future = done.get_future();
-  enqueue({FlushMarker{}, [&done](bool) { done.set_value(); }, std::chrono::steady_clock::now()});
+  enqueue({FlushMarker{}, [&done](WriteResult) { done.set_value(); }, std::chrono::steady_clock::now()});
   future.wait();
 }
 
@@ -314,7 +243,7 @@ void PostgresStore::enqueue(Write write) {
   if (!accepting_) {
     lock.unlock();
     if (!is_flush) report("a write arrived after the store was closed; it is not stored");
-    if (write.on_durable) write.on_durable(is_flush);
+    if (write.on_durable) write.on_durable(is_flush ? WriteResult::kDurable : WriteResult::kFailed);
     return;
   }
   queue_.push_back(std::move(write));
@@ -360,7 +289,7 @@ void PostgresStore::run_writer() {
     std::uint64_t failed = 0;
     for (std::size_t i = 0; i < batch.size(); ++i) {
       if (std::holds_alternative<FlushMarker>(batch[i].record)) continue;
-      ++(ok[i] ? records : failed);
+      ++(ok[i] == kStored ? records : failed);
     }
     {
       std::lock_guard stats_lock(mutex_);
@@ -373,7 +302,9 @@ void PostgresStore::run_writer() {
     for (std::size_t i = 0; i < batch.size(); ++i) {
       if (!batch[i].on_durable) continue;
       try {
-        batch[i].on_durable(ok[i] != 0);
+        batch[i].on_durable(ok[i] == kStored     ? WriteResult::kDurable
+                            : ok[i] == kFencedOut ? WriteResult::kFenced
+                                                  : WriteResult::kFailed);
       } catch (const std::exception& e) {
         report(std::string("an on_durable callback threw: ") + e.what());
       }
@@ -400,7 +331,7 @@ void PostgresStore::add_steps(const Write& write, std::vector<pg::Step>& steps) 
   if (const auto* player = std::get_if<PlayerRecord>(&write.record)) {
     steps.push_back({"upsert_player",
                      {text(player->id, "the player id"), text(player->name, "the player's name"),
-                      hex(player->token_hash), number(player->created_ms)}});
+                      pg::hex(player->token_hash), number(player->created_ms)}});
   } else if (const auto* room = std::get_if<RoomRecord>(&write.record)) {
     if (room->occupants.size() > static_cast<std::size_t>(std::max(room->seats, 0))) {
       throw std::invalid_argument(std::to_string(room->occupants.size()) + " occupants for " +
@@ -413,8 +344,9 @@ void PostgresStore::add_steps(const Write& write, std::vector<pg::Step>& steps) 
          {id, text(room->kind, "the kind"), number(room->seats),
           text(room->game_options.dump(), "the game options"),
           text(room->room_options.dump(), "the room options"),
-          text(room->creator_id, "the creator id"), std::string(status_name(room->status)),
-          number(room->game_number), number(room->created_ms), number(room->finished_ms)}});
+          text(room->creator_id, "the creator id"), std::string(pg::status_name(room->status)),
+          number(room->game_number), number(room->created_ms), number(room->finished_ms),
+          number(room->epoch), text(room->owner, "the owner")}});
     steps.push_back({"delete_seats", {id}});
     for (std::size_t seat = 0; seat < room->occupants.size(); ++seat) {
       const auto& occupant = room->occupants[seat];
@@ -437,7 +369,8 @@ void PostgresStore::add_steps(const Write& write, std::vector<pg::Step>& steps) 
          {text(move->room_id, "the room id"), number(move->game_number), number(move->seq),
           number(move->seat), text(move->move.dump(), "the move"), number(move->at_ms),
           move->state_hash ? std::optional<std::string>(number(bits(*move->state_hash)))
-                           : std::nullopt}});
+                           : std::nullopt,
+          number(move->epoch)}});
   } else if (const auto* prune = std::get_if<PruneBefore>(&write.record)) {
     steps.push_back({"prune_rooms", {number(prune->before_ms)}});
   }
@@ -451,12 +384,32 @@ bool PostgresStore::commit_batch(std::vector<Write>& batch, std::vector<char>& o
     }
     return std::nullopt;
   };
+  // The room and epoch of a room or move write (fencing).
+  const auto epoch_of = [&](std::size_t i) -> std::optional<std::pair<std::string, std::int64_t>> {
+    if (const auto* move = std::get_if<MoveRecord>(&batch[i].record)) {
+      return std::pair(move->room_id, move->epoch);
+    }
+    if (const auto* room = std::get_if<RoomRecord>(&batch[i].record)) {
+      return std::pair(room->id, room->epoch);
+    }
+    return std::nullopt;
+  };
+  const auto is_fenced = [&](std::size_t i) {
+    const auto at = epoch_of(i);
+    if (!at) return false;
+    const auto it = fenced_rooms_.find(at->first);
+    return it != fenced_rooms_.end() && at->second <= it->second;
+  };
   // Writes still to commit, in queue order, and their statements.
   std::vector<std::size_t> pending;
   std::vector<std::vector<pg::Step>> statements(batch.size());
   for (std::size_t i = 0; i < batch.size(); ++i) {
     if (std::holds_alternative<FlushMarker>(batch[i].record)) {
-      ok[i] = 1;
+      ok[i] = kStored;
+      continue;
+    }
+    if (is_fenced(i)) {
+      ok[i] = kFencedOut;  // the room's later writes from the same owner, refused at once
       continue;
     }
     const auto game = game_of(i);
@@ -490,6 +443,7 @@ bool PostgresStore::commit_batch(std::vector<Write>& batch, std::vector<char>& o
   // server to plan and run instead of one per move. Once such a statement is refused, every
   // write goes as its own statements so that the refusal names the write.
   bool one_statement_per_write = false;
+  int resends = 0;
   while (!pending.empty()) {
     if (writer_conn_ && writer_conn_->broken()) writer_conn_.reset();
     if (!writer_conn_) {
@@ -537,8 +491,12 @@ bool PostgresStore::commit_batch(std::vector<Write>& batch, std::vector<char>& o
       return fail_pending(std::string("the connection to the database failed: ") + error.what());
     }
     if (!outcome.failed) {
-      for (const std::size_t i : pending) ok[i] = 1;
+      for (const std::size_t i : pending) ok[i] = kStored;
       return true;
+    }
+    if (worth_resending(outcome.sqlstate) && ++resends <= kMaxResends) {
+      resent_batches_.fetch_add(1);
+      continue;
     }
     const std::size_t refused = owner[*outcome.failed];
     if (refused == kMoves && refuses_one_write(outcome.sqlstate)) {
@@ -550,6 +508,24 @@ bool PostgresStore::commit_batch(std::vector<Write>& batch, std::vector<char>& o
       return fail_pending((refused >= kMoves ? std::string("the transaction failed: ")
                                              : describe(batch[refused]) + " failed: ") +
                           outcome.message + " (SQLSTATE " + outcome.sqlstate + ")");
+    }
+    if (outcome.sqlstate == pg::kFencedState) {
+      // Another node owns the room now: this write and every later one of the room from this
+      // owner are refused, and the rest of the batch is sent again.
+      const auto fenced = epoch_of(refused);
+      report(describe(batch[refused]) + " was refused: " + outcome.message +
+             "; another node owns the room now");
+      if (fenced) {
+        auto& floor = fenced_rooms_[fenced->first];
+        floor = std::max(floor, fenced->second);
+      }
+      resent_batches_.fetch_add(1);
+      std::erase_if(pending, [&](std::size_t i) {
+        if (!is_fenced(i)) return false;
+        ok[i] = kFencedOut;
+        return true;
+      });
+      continue;
     }
     // That write alone is refused; the rest of the batch is sent again without it (and
     // without the later moves of its game).
@@ -620,34 +596,23 @@ LoadedState PostgresStore::load() {
   return with_reader([&](pg::Conn& conn) {
     LoadedState state;
     const auto players = conn.exec(
-        "SELECT id, name, encode(token_hash, 'hex'), created_ms FROM players"
-        " ORDER BY id COLLATE \"C\"");
+        "SELECT " + std::string(pg::kPlayerColumns) + " FROM players p ORDER BY p.id COLLATE \"C\"");
     for (int row = 0; row < players.rows(); ++row) {
-      PlayerRecord player{players.text(row, 0), players.text(row, 1), {}, players.integer(row, 3)};
-      const std::string hash = players.text(row, 2);
-      if (hash.size() != 2 * player.token_hash.size()) {
-        throw StoreError("player " + player.id + " has a token hash of " +
-                         std::to_string(hash.size() / 2) + " bytes");
-      }
-      for (std::size_t i = 0; i < player.token_hash.size(); ++i) {
-        player.token_hash[i] =
-            static_cast<unsigned char>(std::stoi(hash.substr(2 * i, 2), nullptr, 16));
-      }
+      PlayerRecord player = pg::read_player(players, row);
       state.players.push_back(std::move(player));
     }
     const auto rooms = conn.exec(std::string(kRoomColumns) + " WHERE " + std::string(kUnfinished) +
                                  " ORDER BY r.created_ms, r.id COLLATE \"C\"");
     std::map<std::string, std::size_t> index;
     for (int row = 0; row < rooms.rows(); ++row) {
-      state.rooms.push_back({read_room(rooms, row), {}});
+      state.rooms.push_back({pg::read_room(rooms, row), {}});
       index[state.rooms.back().room.id] = state.rooms.size() - 1;
     }
     const auto seats = conn.exec(
-        "SELECT s.room_id, s.seat, s.player_id, s.name, s.bot FROM room_seats s"
-        " JOIN rooms r ON r.id = s.room_id WHERE " +
+        "SELECT " + std::string(pg::kSeatColumns) + " FROM room_seats s JOIN rooms r ON r.id = s.room_id WHERE " +
         std::string(kUnfinished));
     for (int row = 0; row < seats.rows(); ++row) {
-      read_seat(seats, row, state.rooms[index.at(seats.text(row, 0))].room);
+      pg::read_seat(seats, row, state.rooms[index.at(seats.text(row, 0))].room);
     }
     // The current game's moves of every unfinished room, by seq.
     const auto moves = conn.exec("SELECT " + std::string(kMoveColumns) +
@@ -655,7 +620,7 @@ LoadedState PostgresStore::load() {
                                  " AND r.game_number = m.game_number WHERE " +
                                  std::string(kUnfinished) + " ORDER BY m.room_id, m.seq");
     for (int row = 0; row < moves.rows(); ++row) {
-      state.rooms[index.at(moves.text(row, 0))].moves.push_back(read_move(moves, row));
+      state.rooms[index.at(moves.text(row, 0))].moves.push_back(pg::read_move(moves, row));
     }
     return state;
   });
@@ -666,10 +631,10 @@ std::optional<RoomHistory> PostgresStore::load_room(const std::string& room_id) 
     const pg::Params id{text(room_id, "the room id")};
     const auto room = conn.exec(std::string(kRoomColumns) + " WHERE r.id = $1", id);
     if (room.rows() == 0) return std::nullopt;
-    RoomHistory history{read_room(room, 0), {}};
+    RoomHistory history{pg::read_room(room, 0), {}};
     const auto seats = conn.exec(
-        "SELECT room_id, seat, player_id, name, bot FROM room_seats WHERE room_id = $1", id);
-    for (int row = 0; row < seats.rows(); ++row) read_seat(seats, row, history.room);
+        "SELECT " + std::string(pg::kSeatColumns) + " FROM room_seats s WHERE s.room_id = $1", id);
+    for (int row = 0; row < seats.rows(); ++row) pg::read_seat(seats, row, history.room);
     const auto games = conn.exec(
         "SELECT game_number, seed, start_seq, started_ms, finished_ms FROM games"
         " WHERE room_id = $1 ORDER BY game_number",
@@ -690,7 +655,7 @@ std::optional<RoomHistory> PostgresStore::load_room(const std::string& room_id) 
                                      " ORDER BY m.game_number, m.seq",
                                  id);
     for (int row = 0; row < moves.rows(); ++row) {
-      MoveRecord move = read_move(moves, row);
+      MoveRecord move = pg::read_move(moves, row);
       history.games[index.at(move.game_number)].moves.push_back(std::move(move));
     }
     return history;

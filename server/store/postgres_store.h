@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -52,6 +53,9 @@ struct PostgresStoreOptions {
   // How long opening waits for another parlor-server to release the database (a restart
   // may begin before the old server's connection is gone).
   std::chrono::milliseconds lock_wait{5'000};
+  // One server per database (an advisory lock), unless the servers are cluster nodes that
+  // share it: each room's writes are then fenced by its epoch.
+  bool exclusive = true;
   // Where run-time write failures are reported (default: stderr).
   std::function<void(std::string_view)> log_error;
 };
@@ -127,6 +131,9 @@ class PostgresStore final : public Store {
 
   // Writer thread only: games with a move that was not stored; their later moves are refused.
   std::set<std::pair<std::string, int>> broken_games_;
+  // Writer thread only: rooms refused by fencing, and the newest epoch refused. Later writes
+  // of the room at that epoch or older fail as kFenced without a round trip.
+  std::map<std::string, std::int64_t> fenced_rooms_;
   std::atomic<std::uint64_t> resent_batches_{0};
   std::thread writer_;
 };

@@ -256,7 +256,7 @@ void SqliteStore::flush() {
   }
   std::promise<void> done;
   auto future = done.get_future();
-  enqueue({FlushMarker{}, [&done](bool) { done.set_value(); }, std::chrono::steady_clock::now()});
+  enqueue({FlushMarker{}, [&done](WriteResult) { done.set_value(); }, std::chrono::steady_clock::now()});
   future.wait();
 }
 
@@ -266,7 +266,7 @@ void SqliteStore::enqueue(Write write) {
   if (!accepting_) {
     lock.unlock();
     if (!is_flush) report("a write arrived after the store was closed; it is not stored");
-    if (write.on_durable) write.on_durable(is_flush);
+    if (write.on_durable) write.on_durable(is_flush ? WriteResult::kDurable : WriteResult::kFailed);
     return;
   }
   queue_.push_back(std::move(write));
@@ -325,7 +325,7 @@ void SqliteStore::run_writer() {
     for (std::size_t i = 0; i < batch.size(); ++i) {
       if (!batch[i].on_durable) continue;
       try {
-        batch[i].on_durable(ok[i] != 0);
+        batch[i].on_durable(ok[i] ? WriteResult::kDurable : WriteResult::kFailed);
       } catch (const std::exception& e) {
         report(std::string("an on_durable callback threw: ") + e.what());
       }

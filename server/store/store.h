@@ -4,9 +4,10 @@
 //
 // Writes are asynchronous and ordered: every write goes through one queue, in the order it
 // was made, so a room is durable before its moves and a player before the rooms it sits in.
-// `on_durable(true)` is called once the write is committed to disk; only then may the room
-// send the move's `ok` or any state push that reveals it. `on_durable(false)` says the write
-// failed (already logged): the caller must not claim the move happened.
+// `on_durable(WriteResult::kDurable)` is called once the write is committed to disk; only then
+// may the room send the move's `ok` or any state push that reveals it. kFailed says the write
+// failed (already logged): the caller must not claim the move happened. kFenced (cluster mode)
+// says the room has a newer owner: this node must let the room go.
 //
 // No Asio here: the callbacks run on the store's writer thread and the caller posts back
 // to its own strand. Both backends (SQLite, PostgreSQL) implement the same interface.
@@ -34,9 +35,17 @@ class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What became of one write.
+enum class WriteResult {
+  kDurable,  // committed to disk
+  kFailed,   // not stored (logged): the database refused it or could not be reached
+  // Not stored: the room's epoch in the store is newer than the write's, so another node
+  // owns the room now (cluster mode's fencing, docs/ARCHITECTURE.md "Cluster mode").
+  kFenced,
+};
+
 // Called once per write, from the writer thread, in the order the writes were made.
-// true: committed to disk. false: the write failed and was logged.
-using DurableCallback = std::function<void(bool ok)>;
+using DurableCallback = std::function<void(WriteResult)>;
 
 struct PlayerRecord {
   std::string id;
@@ -74,6 +83,11 @@ struct RoomRecord {
   std::uint64_t seed = 0;
   std::int64_t start_seq = 0;  // the room's seq when this game began
   UnixMillis game_started_ms = 0;
+  // Cluster mode's fencing: the owner's epoch and node id. A store that holds the room with a
+  // newer epoch (or the same epoch and another owner) refuses the write with kFenced. Single
+  // servers write epoch 0 and no owner.
+  std::int64_t epoch = 0;
+  std::string owner;
 };
 
 struct MoveRecord {
@@ -86,6 +100,8 @@ struct MoveRecord {
   // Game::state_hash() after this move, kept every few moves: recovery checks that replaying
   // the log under the current engine reaches the same states.
   std::optional<std::uint64_t> state_hash;
+  // The epoch of the owner that accepted the move (see RoomRecord::epoch).
+  std::int64_t epoch = 0;
 };
 
 // An unfinished room as recovery needs it: the record and its current game's moves by seq.
@@ -118,7 +134,7 @@ struct RoomHistory {
 struct StoreStats {
   std::uint64_t batches = 0;         // transactions committed (one fsync each)
   std::uint64_t records = 0;         // writes committed
-  std::uint64_t failed_records = 0;  // writes reported with on_durable(false)
+  std::uint64_t failed_records = 0;  // writes reported kFailed or kFenced
   std::uint64_t largest_batch = 0;
   std::uint64_t queued = 0;  // writes waiting for the writer now
 };

@@ -98,15 +98,15 @@ void run_appends(benchmark::State& state, Backend backend, std::chrono::microsec
           std::atomic<bool> done{false};
           const std::int64_t seq = next_seq.fetch_add(1);
           MoveRecord move{"r1", 1, seq, 0, {{"action", "pass"}}, 0, std::nullopt};
-          const auto acknowledge = [&](bool ok) {
-            if (!ok) failed.fetch_add(1);
+          const auto acknowledge = [&](WriteResult result) {
+            if (result != WriteResult::kDurable) failed.fetch_add(1);
             done.store(true);
             done.notify_one();
           };
           if (temp->store) {
             temp->store->append_move(std::move(move), acknowledge);
           } else {
-            acknowledge(true);
+            acknowledge(WriteResult::kDurable);
           }
           done.wait(false);
         }

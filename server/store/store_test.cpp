@@ -373,8 +373,8 @@ TEST_P(StoreTest, OnDurableRunsOnlyOnceTheMoveIsCommitted) {
   std::vector<std::int64_t> seen;
   std::mutex mutex;
   for (int seq = 1; seq <= 5; ++seq) {
-    store->append_move(move("r1", 1, seq), [&, seq](bool ok) {
-      EXPECT_TRUE(ok);
+    store->append_move(move("r1", 1, seq), [&, seq](WriteResult result) {
+      EXPECT_EQ(result, WriteResult::kDurable);
       const std::int64_t count = stored_moves_with_seq(seq);
       std::lock_guard lock(mutex);
       seen.push_back(count);
@@ -402,8 +402,8 @@ TEST_P(StoreTest, ManyThreadsEveryCallbackOnceInOrderPerRoom) {
     threads.emplace_back([&, t] {
       const std::string id = "r" + std::to_string(t);
       for (int seq = 1; seq <= kMoves; ++seq) {
-        store->append_move(move(id, 1, seq), [&, id, seq](bool ok) {
-          if (!ok) failures.fetch_add(1);
+        store->append_move(move(id, 1, seq), [&, id, seq](WriteResult result) {
+          if (result != WriteResult::kDurable) failures.fetch_add(1);
           std::lock_guard lock(mutex);
           acknowledged[id].push_back(seq);
         });

@@ -71,7 +71,9 @@ struct Outcomes {
   std::atomic<int> ok{0};
   std::atomic<int> failed{0};
   DurableCallback callback() {
-    return [this](bool durable) { (durable ? ok : failed).fetch_add(1); };
+    return [this](WriteResult result) {
+      (result == WriteResult::kDurable ? ok : failed).fetch_add(1);
+    };
   }
 };
 

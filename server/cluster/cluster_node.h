@@ -1,0 +1,110 @@
+// This process as a node of a cluster (docs/ARCHITECTURE.md, "Cluster mode"): one thread of
+// its own that keeps the node alive in Redis, records the rooms this node creates in the
+// room directory, takes over the rooms of nodes that died, and lets go of rooms that moved on
+// while this node was away. Nothing here runs on a room's strand or an I/O thread: Redis and
+// PostgreSQL calls block this thread (or the blocking pool, for locate()), bounded by their
+// timeouts.
+//
+// Who owns a room is decided in two places that agree by construction: Redis arbitrates
+// (claims are one Lua script: one winner), PostgreSQL enforces (each room row's epoch; the
+// store refuses older writes). A takeover is claim (Redis) -> fence (PostgreSQL) -> load ->
+// serve, so the new owner has every move the old one stored, and the old one can store no
+// more.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+
+#include "server/cluster/ownership.h"
+#include "server/cluster/redis_client.h"
+
+namespace parlor::server {
+
+class Identity;
+class Lobby;
+class Metrics;
+class PostgresCluster;
+
+struct ClusterOptions {
+  std::string redis_url;
+  NodeInfo self;
+  std::chrono::milliseconds lease{5'000};
+  std::string key_prefix = "parlor:";
+  // Rooms taken over per pass (the rest wait for the next pass, a third of a lease later).
+  int takeover_batch = 256;
+};
+
+// Where a room is, as the directory says.
+struct RoomLocation {
+  bool here = false;     // this node owns it
+  std::string node;      // the owner's advertised host:port; "" when it is between owners
+};
+
+class ClusterNode {
+ public:
+  ClusterNode(ClusterOptions options, boost::asio::io_context& io, PostgresCluster& postgres,
+              Lobby& lobby, Identity& identity, Metrics& metrics);
+  ~ClusterNode();
+  ClusterNode(const ClusterNode&) = delete;
+  ClusterNode& operator=(const ClusterNode&) = delete;
+
+  // Connects to Redis and registers the node (throws RedisError naming the server when it
+  // cannot), then starts the node's thread.
+  void start();
+  // Stops the thread. `leave`: a clean shutdown; the node leaves the registry at once so
+  // that others take its rooms over without waiting for the lease to lapse.
+  void stop(bool leave);
+
+  const NodeInfo& self() const { return options_.self; }
+  // A room was created here (at epoch 1): recorded in the directory by the node's thread.
+  void room_created(const std::string& room);
+  // Where a room not held here lives, or nullopt when the directory does not know it.
+  // Blocking (one or two Redis round trips): call it off the I/O threads.
+  std::optional<RoomLocation> locate(const std::string& room);
+
+ private:
+  void run();
+  // One pass: heartbeat, directory updates, then (unless quiet) takeovers.
+  void pass();
+  // After the registration had lapsed: re-records every held room, letting go of those
+  // that another node took meanwhile.
+  void reassert_held();
+  void take_over_orphans();
+  void take_over(const std::string& room, const std::string& dead_owner, std::int64_t epoch);
+
+  ClusterOptions options_;
+  boost::asio::io_context& io_;
+  PostgresCluster& postgres_;
+  Lobby& lobby_;
+  Identity& identity_;
+  Metrics& metrics_;
+
+  // The node thread's Redis connection, and another for locate() (called from elsewhere).
+  std::unique_ptr<RedisClient> redis_;
+  std::unique_ptr<Ownership> ownership_;
+  std::mutex locate_mutex_;
+  std::unique_ptr<RedisClient> locate_redis_;
+  std::unique_ptr<Ownership> locate_ownership_;
+
+  std::mutex mutex_;  // guards what follows
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::deque<std::string> created_;  // rooms to record in the directory
+  std::thread thread_;
+
+  // Node thread only.
+  bool registered_ = false;   // the last heartbeat succeeded
+  bool must_reassert_ = false;  // the registration lapsed, or Redis failed: re-record rooms
+  std::chrono::steady_clock::time_point quiet_until_{};  // no takeovers before
+};
+
+}  // namespace parlor::server

@@ -1,0 +1,77 @@
+// What cluster mode asks of PostgreSQL besides the store's write queue: finding the rooms of
+// dead nodes, fencing a room for its new owner, loading that one room, and finding a player
+// by token when they resume on a node that has not seen them. Blocking calls on a connection
+// of their own: the cluster's thread and the blocking pool call them, never a room's strand.
+//
+// Fencing (docs/ARCHITECTURE.md, "Cluster mode"): a room row carries its owner node and
+// epoch. fence() raises the epoch in one UPDATE; from its commit on, the triggers of schema
+// version 2 refuse every write that carries an older epoch, in the writing transaction
+// itself. The room is loaded after the fence, so it holds every move the old owner stored.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "server/store/store.h"
+
+namespace parlor::server {
+
+namespace pg {
+class Conn;
+}
+
+// An unfinished room whose owner is not among the live nodes.
+struct OwnedRoom {
+  std::string room;
+  std::string owner;
+  std::int64_t epoch = 0;
+};
+
+// A room taken over: its record and current game's moves, and the players seated in it.
+struct TakenRoom {
+  LoadedRoom room;
+  std::vector<PlayerRecord> players;
+};
+
+class PostgresCluster {
+ public:
+  // Connects lazily; `url` as for PostgresStore (which has already migrated the schema).
+  PostgresCluster(std::string url, std::chrono::milliseconds io_timeout);
+  ~PostgresCluster();
+  PostgresCluster(const PostgresCluster&) = delete;
+  PostgresCluster& operator=(const PostgresCluster&) = delete;
+
+  // Unfinished rooms whose owner is none of `live_nodes` (at most `limit`, oldest first).
+  // Throws StoreError.
+  std::vector<OwnedRoom> rooms_without_live_owner(const std::vector<std::string>& live_nodes,
+                                                  int limit);
+  // Makes `node` the owner of `room` at `epoch`, if the room is unfinished and its stored
+  // epoch is older. Returns whether it did. Throws StoreError.
+  bool fence(const std::string& room, const std::string& node, std::int64_t epoch);
+  // The unfinished room with its current game's moves and its seated players, or nullopt
+  // (finished, or gone). Throws StoreError.
+  std::optional<TakenRoom> load_room(const std::string& room);
+  // The stored epoch and owner of the room, or nullopt. Throws StoreError.
+  std::optional<OwnedRoom> owner(const std::string& room);
+  // The player whose token has this hash, or nullopt. Throws StoreError.
+  std::optional<PlayerRecord> find_player(const TokenHash& token_hash);
+
+ private:
+  // Runs `body` on the connection (connecting first), once more on a fresh connection when
+  // the first was found broken.
+  template <typename Body>
+  auto with_conn(Body body);
+
+  std::string url_;
+  std::chrono::milliseconds io_timeout_;
+  std::string target_;
+  std::mutex mutex_;
+  std::unique_ptr<pg::Conn> conn_;
+};
+
+}  // namespace parlor::server
