@@ -136,8 +136,7 @@ bool Lobby::restore_one(const LoadedRoom& loaded, std::int64_t epoch, Identity& 
   return identical;
 }
 
-void Lobby::set_cluster(std::string node_id,
-                        std::function<void(const std::string& room)> created) {
+void Lobby::set_cluster(std::string node_id, std::function<void(const std::string& room)> created) {
   node_id_ = std::move(node_id);
   created_ = std::move(created);
 }

@@ -124,11 +124,13 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
                        std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count()},
-          [connection = client.connection, id, player_id = player->id(), token](WriteResult result) {
+          [connection = client.connection, id, player_id = player->id(),
+           token](WriteResult result) {
             connection->send(make_frame(
-                result == WriteResult::kDurable ? protocol::encode_welcome(id, player_id, token, 1)
-                   : protocol::encode_error(id, ErrorCode::kInternalError,
-                                            "your identity could not be stored; try again")));
+                result == WriteResult::kDurable
+                    ? protocol::encode_welcome(id, player_id, token, 1)
+                    : protocol::encode_error(id, ErrorCode::kInternalError,
+                                             "your identity could not be stored; try again")));
           });
       log_info("player " + player->id() + " joined");
       return true;
@@ -213,7 +215,8 @@ void ServerState::reply_room_elsewhere(ClientContext& client, const std::string&
     // Held here after all: taken over since the request arrived.
     if (where && where->here && lobby_.find(room)) {
       connection->send(make_frame(protocol::encode_room_moved(
-          id, room, where->node, "this node serves room " + room + " now; send the request again")));
+          id, room, where->node,
+          "this node serves room " + room + " now; send the request again")));
       return;
     }
     if (!where || where->here) {

@@ -14,14 +14,14 @@
 #include <unordered_map>
 
 #include "protocol/commands.h"
-#include "server/cluster/cluster_node.h"
-#include "server/store/postgres_cluster.h"
 #include "protocol/limits.h"
+#include "server/cluster/cluster_node.h"
 #include "server/config.h"
 #include "server/identity.h"
 #include "server/lobby.h"
 #include "server/metrics.h"
 #include "server/replay.h"
+#include "server/store/postgres_cluster.h"
 #include "server/store/store.h"
 
 namespace parlor::server {
@@ -92,8 +92,7 @@ class ServerState {
   bool hello(ClientContext& client, const protocol::Hello& hello, const Json& id);
   // Cluster mode: a token this node has not seen, looked up in the store off the I/O
   // threads; the hello then goes on on the client's strand.
-  bool hello_with_stored_token(ClientContext& client, const protocol::Hello& hello,
-                               const Json& id);
+  bool hello_with_stored_token(ClientContext& client, const protocol::Hello& hello, const Json& id);
   // Cluster mode: answers a request for a room not held here with where it is.
   void reply_room_elsewhere(ClientContext& client, const std::string& room, const Json& id);
   void create_room(ClientContext& client, const protocol::CreateRoom& request, const Json& id,

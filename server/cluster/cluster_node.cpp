@@ -40,8 +40,8 @@ ClusterNode::~ClusterNode() { stop(false); }
 void ClusterNode::start() {
   const RedisAddress address = parse_redis_url(options_.redis_url);
   redis_ = std::make_unique<RedisClient>(address, kRedisTimeout);
-  ownership_ = std::make_unique<Ownership>(*redis_, options_.self, options_.lease,
-                                           options_.key_prefix);
+  ownership_ =
+      std::make_unique<Ownership>(*redis_, options_.self, options_.lease, options_.key_prefix);
   if (ownership_->heartbeat()) {
     // The key was there: another process runs with this node id, or this one restarted
     // within a lease. Two live nodes under one name would each think the other's rooms
@@ -93,8 +93,8 @@ std::optional<RoomLocation> ClusterNode::locate(const std::string& room) {
     if (!locate_redis_) {
       locate_redis_ =
           std::make_unique<RedisClient>(parse_redis_url(options_.redis_url), kRedisTimeout);
-      locate_ownership_ = std::make_unique<Ownership>(*locate_redis_, options_.self,
-                                                      options_.lease, options_.key_prefix);
+      locate_ownership_ = std::make_unique<Ownership>(*locate_redis_, options_.self, options_.lease,
+                                                      options_.key_prefix);
     }
     const auto owner = locate_ownership_->owner(room);
     if (!owner) return std::nullopt;
@@ -228,13 +228,12 @@ void ClusterNode::take_over(const std::string& room, const std::string& dead_own
     }
     const bool identical = lobby_.adopt(taken.room, epoch, identity_);
     metrics_.cluster_rooms_taken_over.fetch_add(1, std::memory_order_relaxed);
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() -
-                                                                          started)
-                        .count();
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - started).count();
     log_info("cluster: room " + taken.room.room.id + " taken over from node \"" + dead_owner +
              "\" at epoch " + std::to_string(epoch) + ": " +
-             std::to_string(taken.room.moves.size()) + " moves replayed in " +
-             std::to_string(ms) + " ms" + (identical ? "" : "; it no longer replays, frozen"));
+             std::to_string(taken.room.moves.size()) + " moves replayed in " + std::to_string(ms) +
+             " ms" + (identical ? "" : "; it no longer replays, frozen"));
   });
 }
 

@@ -45,8 +45,8 @@ struct ClusterOptions {
 
 // Where a room is, as the directory says.
 struct RoomLocation {
-  bool here = false;     // this node owns it
-  std::string node;      // the owner's advertised host:port; "" when it is between owners
+  bool here = false;  // this node owns it
+  std::string node;   // the owner's advertised host:port; "" when it is between owners
 };
 
 class ClusterNode {
@@ -102,7 +102,7 @@ class ClusterNode {
   std::thread thread_;
 
   // Node thread only.
-  bool registered_ = false;   // the last heartbeat succeeded
+  bool registered_ = false;     // the last heartbeat succeeded
   bool must_reassert_ = false;  // the registration lapsed, or Redis failed: re-record rooms
   std::chrono::steady_clock::time_point quiet_until_{};  // no takeovers before
 };

@@ -257,8 +257,8 @@ bool Table::accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, T
 
 void Table::persist_move(Seat seat, Json move, TableTime now, Outbox& out) {
   if (!setup_.persistent) return;
-  MoveRecord record{id(),           game_number_, seq_,         seat, std::move(move),
-                    now.unix_ms,    std::nullopt, setup_.epoch};
+  MoveRecord record{id(),        game_number_, seq_,        seat, std::move(move),
+                    now.unix_ms, std::nullopt, setup_.epoch};
   // A checkpoint every few moves and at the end lets recovery notice an engine that no
   // longer replays the log identically.
   if (moves_in_game_ % kHashEvery == 0 || game_->finished())

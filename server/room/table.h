@@ -210,7 +210,7 @@ class Table {
   UnixMillis created_ms_ = 0;
   UnixMillis game_started_ms_ = 0;
   std::optional<UnixMillis> finished_ms_;
-  bool gone_ = false;  // let go to another node
+  bool gone_ = false;         // let go to another node
   bool counted_open_ = true;  // the lobby counted this room for its creator when creating it
   WriteAheadGate gate_;
   Rng bot_rng_;

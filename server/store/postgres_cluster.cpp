@@ -71,7 +71,8 @@ bool PostgresCluster::fence(const std::string& room, const std::string& node, st
 
 std::optional<OwnedRoom> PostgresCluster::owner(const std::string& room) {
   return with_conn([&](pg::Conn& conn) -> std::optional<OwnedRoom> {
-    const auto rows = conn.exec("SELECT r.id, r.owner, r.epoch FROM rooms r WHERE r.id = $1", {room});
+    const auto rows =
+        conn.exec("SELECT r.id, r.owner, r.epoch FROM rooms r WHERE r.id = $1", {room});
     if (rows.rows() == 0) return std::nullopt;
     return OwnedRoom{rows.text(0, 0), rows.text(0, 1), rows.integer(0, 2)};
   });
@@ -81,10 +82,8 @@ std::optional<TakenRoom> PostgresCluster::load_room(const std::string& room_id) 
   return with_conn([&](pg::Conn& conn) -> std::optional<TakenRoom> {
     conn.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     const pg::Params id{room_id};
-    const auto room =
-        conn.exec(std::string(pg::kRoomColumns) + " WHERE r.id = $1 AND " +
-                      std::string(pg::kUnfinished),
-                  id);
+    const auto room = conn.exec(
+        std::string(pg::kRoomColumns) + " WHERE r.id = $1 AND " + std::string(pg::kUnfinished), id);
     if (room.rows() == 0) {
       conn.exec("COMMIT");
       return std::nullopt;

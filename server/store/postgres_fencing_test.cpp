@@ -102,8 +102,7 @@ TEST_F(PostgresFencingTest, AnOwnerFencedOutCannotWriteAndTheNewOwnerHasEveryMov
   // The old owner wakes up: neither a move nor the room record gets through.
   EXPECT_EQ(append(*a, at_epoch(move("r1", 1, 4), 1)), WriteResult::kFenced);
   EXPECT_EQ(append(*a, at_epoch(move("r1", 1, 5), 1)), WriteResult::kFenced);
-  EXPECT_EQ(save(*a, owned(started(room("r1", "p1"), 1, 5, 0), 1, "node-a")),
-            WriteResult::kFenced);
+  EXPECT_EQ(save(*a, owned(started(room("r1", "p1"), 1, 5, 0), 1, "node-a")), WriteResult::kFenced);
   // The new owner goes on from the last stored move.
   EXPECT_EQ(append(*b, at_epoch(move("r1", 1, 4), 2)), WriteResult::kDurable);
   EXPECT_EQ(save(*b, owned(started(room("r1", "p1"), 1, 5, 0), 2, "node-b")),

@@ -135,7 +135,6 @@ pg::Step insert_moves(const std::vector<const pg::Params*>& rows) {
   return step;
 }
 
-
 }  // namespace
 
 bool is_postgres_url(std::string_view store) {
@@ -233,7 +232,8 @@ void PostgresStore::flush() {
   }
   std::promise<void> done;
   auto future = done.get_future();
-  enqueue({FlushMarker{}, [&done](WriteResult) { done.set_value(); }, std::chrono::steady_clock::now()});
+  enqueue({FlushMarker{}, [&done](WriteResult) { done.set_value(); },
+           std::chrono::steady_clock::now()});
   future.wait();
 }
 
@@ -302,7 +302,7 @@ void PostgresStore::run_writer() {
     for (std::size_t i = 0; i < batch.size(); ++i) {
       if (!batch[i].on_durable) continue;
       try {
-        batch[i].on_durable(ok[i] == kStored     ? WriteResult::kDurable
+        batch[i].on_durable(ok[i] == kStored      ? WriteResult::kDurable
                             : ok[i] == kFencedOut ? WriteResult::kFenced
                                                   : WriteResult::kFailed);
       } catch (const std::exception& e) {
@@ -595,8 +595,8 @@ auto PostgresStore::with_reader(Body body) {
 LoadedState PostgresStore::load() {
   return with_reader([&](pg::Conn& conn) {
     LoadedState state;
-    const auto players = conn.exec(
-        "SELECT " + std::string(pg::kPlayerColumns) + " FROM players p ORDER BY p.id COLLATE \"C\"");
+    const auto players = conn.exec("SELECT " + std::string(pg::kPlayerColumns) +
+                                   " FROM players p ORDER BY p.id COLLATE \"C\"");
     for (int row = 0; row < players.rows(); ++row) {
       PlayerRecord player = pg::read_player(players, row);
       state.players.push_back(std::move(player));
@@ -608,9 +608,9 @@ LoadedState PostgresStore::load() {
       state.rooms.push_back({pg::read_room(rooms, row), {}});
       index[state.rooms.back().room.id] = state.rooms.size() - 1;
     }
-    const auto seats = conn.exec(
-        "SELECT " + std::string(pg::kSeatColumns) + " FROM room_seats s JOIN rooms r ON r.id = s.room_id WHERE " +
-        std::string(kUnfinished));
+    const auto seats = conn.exec("SELECT " + std::string(pg::kSeatColumns) +
+                                 " FROM room_seats s JOIN rooms r ON r.id = s.room_id WHERE " +
+                                 std::string(kUnfinished));
     for (int row = 0; row < seats.rows(); ++row) {
       pg::read_seat(seats, row, state.rooms[index.at(seats.text(row, 0))].room);
     }

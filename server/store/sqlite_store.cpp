@@ -256,7 +256,8 @@ void SqliteStore::flush() {
   }
   std::promise<void> done;
   auto future = done.get_future();
-  enqueue({FlushMarker{}, [&done](WriteResult) { done.set_value(); }, std::chrono::steady_clock::now()});
+  enqueue({FlushMarker{}, [&done](WriteResult) { done.set_value(); },
+           std::chrono::steady_clock::now()});
   future.wait();
 }
 

@@ -55,6 +55,7 @@
 #include "games/registry.h"
 #include "games/testing/self_play.h"
 #include "server/store/sqlite_store.h"
+#include "tests/support/server_process.h"
 #include "tests/support/test_client.h"
 
 extern char** environ;
@@ -68,137 +69,15 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kReplyTimeout = 10s;
 
-std::string tail_of(const fs::path& file, std::size_t lines) {
-  std::ifstream in(file);
-  std::vector<std::string> all;
-  for (std::string line; std::getline(in, line);) all.push_back(line);
-  std::string out;
-  for (std::size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) {
-    out += "    " + all[i] + "\n";
-  }
-  return out;
-}
-
 // ---- the server as a child process ------------------------------------------------------
 
-class ServerProcess {
- public:
-  ServerProcess(fs::path binary, fs::path data_dir, fs::path log_dir)
-      : binary_(std::move(binary)), data_dir_(std::move(data_dir)), log_dir_(std::move(log_dir)) {}
-  ~ServerProcess() { kill_now(); }
-  ServerProcess(const ServerProcess&) = delete;
-  ServerProcess& operator=(const ServerProcess&) = delete;
-
-  // Spawns the server and reads `listening on HOST:PORT`; "" on success, else the cause.
-  std::string start() {
-    ++starts_;
-    log_ = log_dir_ / ("server-" + std::to_string(starts_) + ".log");
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return std::string("pipe2: ") + std::strerror(errno);
-    const std::vector<std::string> args = {binary_.string(),
-                                           "--port",
-                                           "0",
-                                           "--dev",
-                                           "--store",
-                                           "sqlite",
-                                           "--data-dir",
-                                           data_dir_.string(),
-                                           "--threads",
-                                           "2",
-                                           "--rate-per-second",
-                                           "100000",
-                                           "--rate-burst",
-                                           "100000",
-                                           "--max-handshakes-per-ip",
-                                           "100000",
-                                           "--bot-delay-ms",
-                                           "1"};
-    std::vector<char*> argv;
-    for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-#ifdef __GLIBC__
-#if __GLIBC_PREREQ(2, 34)
-    // Not the test's client sockets (Asio opens them without CLOEXEC).
-    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-#endif
-#endif
-    const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(fds[1]);
-    if (spawned != 0) {
-      ::close(fds[0]);
-      pid_ = -1;
-      return "posix_spawn " + binary_.string() + ": " + std::strerror(spawned);
-    }
-    out_fd_ = fds[0];
-    std::string out;
-    const auto deadline = Clock::now() + 15s;
-    while (true) {
-      if (auto newline = out.find('\n'); newline != std::string::npos) {
-        const std::string line = out.substr(0, newline);
-        out.erase(0, newline + 1);
-        if (line.rfind("listening on ", 0) == 0) {
-          port_ = static_cast<unsigned short>(std::stoi(line.substr(line.rfind(':') + 1)));
-          return {};
-        }
-        continue;
-      }
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0) return "no \"listening on\" within 15 s; log:\n" + tail_of(log_, 20);
-      pollfd p{out_fd_, POLLIN, 0};
-      const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready <= 0) continue;
-      char buffer[256];
-      const ssize_t n = ::read(out_fd_, buffer, sizeof buffer);
-      if (n <= 0) {
-        const std::string status = reap();
-        return "the server exited at start (" + status + "); log:\n" + tail_of(log_, 20);
-      }
-      out.append(buffer, static_cast<std::size_t>(n));
-    }
-  }
-
-  // SIGKILL and reap. Returns "" when the server was alive until the kill, else how it ended.
-  std::string kill_now() {
-    if (pid_ <= 0) return {};
-    ::kill(pid_, SIGKILL);
-    const std::string status = reap();
-    return status == "killed by signal 9" ? std::string() : status;
-  }
-
-  unsigned short port() const { return port_; }
-  int starts() const { return starts_; }
-  const fs::path& log() const { return log_; }
-
- private:
-  std::string reap() {
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-    if (out_fd_ >= 0) ::close(out_fd_);
-    out_fd_ = -1;
-    if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
-    return "exit status " + std::to_string(WEXITSTATUS(status));
-  }
-
-  fs::path binary_;
-  fs::path data_dir_;
-  fs::path log_dir_;
-  fs::path log_;
-  pid_t pid_ = -1;
-  int out_fd_ = -1;
-  unsigned short port_ = 0;
-  int starts_ = 0;
-};
+// The server's flags; the data directory is the one the test keeps across restarts.
+std::vector<std::string> server_flags(const fs::path& data_dir) {
+  return {"--dev",           "--store",        "sqlite", "--data-dir",
+          data_dir.string(), "--threads",      "2",      "--rate-per-second",
+          "100000",          "--rate-burst",   "100000", "--max-handshakes-per-ip",
+          "100000",          "--bot-delay-ms", "1"};
+}
 
 // ---- what the drivers and the main thread share ------------------------------------------
 
@@ -900,7 +779,8 @@ TEST(Crash, SigkilledServerKeepsEveryAcknowledgedMoveAndEveryGameReachesGameOver
 
   // PARLOR_CRASH_SERVER: another server binary (e.g. a deliberately broken one).
   const char* binary = std::getenv("PARLOR_CRASH_SERVER");
-  ServerProcess server(binary ? binary : PARLOR_SERVER_BINARY, data_dir, base / "logs");
+  ServerProcess server(binary ? binary : PARLOR_SERVER_BINARY, server_flags(data_dir),
+                       base / "logs");
   std::string error = server.start();
   ASSERT_EQ(error, "");
 

@@ -1,0 +1,475 @@
+// The cluster test: three real parlor-server nodes sharing a real PostgreSQL and a real
+// Redis, all on 127.0.0.1, while clients play Big Two against server bots in rooms spread
+// over the nodes. Mid-game the test
+//
+//   1. SIGKILLs a node: another node takes each of its rooms over and the game goes on;
+//   2. SIGSTOPs a node past its lease and SIGCONTs it: its rooms were taken meanwhile, it
+//      must not store a single write for them (fencing), and it lets them go;
+//   3. kills Redis and starts it again empty: nodes register again, re-record their rooms,
+//      and no room gets two owners;
+//
+// and then checks, against what PostgreSQL holds:
+//   - every game reached game_over, and the store has it finished;
+//   - every move a client got `ok` for is stored exactly once, at that seq, with that move;
+//   - each game's moves are contiguous and their owners' epochs never go down (no move was
+//     accepted by two owners);
+//   - no frame any client received mentioned a card in another seat's hand (the leak scan,
+//     against the stored log replayed under the engine).
+//
+// A client whose node dies reconnects to any live node, resumes with its token, and follows
+// `room_moved` to the room's new owner. PARLOR_SEED replays the clients' choices (the
+// interleaving with the nodes still varies). Bounded: the whole test takes about a minute.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "games/registry.h"
+#include "server/store/postgres_store.h"
+#include "server/store/testing/postgres_server.h"
+#include "tests/support/game_driver.h"
+#include "tests/support/redis_server.h"
+#include "tests/support/server_process.h"
+#include "tests/support/test_client.h"
+
+namespace parlor::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+using server::testing::PostgresServer;
+
+constexpr int kNodes = 3;
+constexpr int kRoomsPerNode = 2;
+constexpr auto kLease = 1500ms;
+// Bots and the client take this long per move, so that a game (about 55 moves) lasts long
+// enough for the kill, the pause and the Redis restart to fall in its middle.
+constexpr auto kMoveDelay = 250ms;
+
+std::uint64_t test_seed() {
+  if (const char* text = std::getenv("PARLOR_SEED")) return std::strtoull(text, nullptr, 10);
+  return std::random_device{}();
+}
+
+struct Acked {
+  std::int64_t seq = 0;
+  Json move;
+};
+
+// One room and the client that sits at seat 0 (three server bots hold the other seats).
+struct Table {
+  std::string room;
+  std::string token;
+  int home_node = 0;  // where it was created
+  std::vector<Acked> acked;
+  std::vector<Clock::time_point> acked_at;
+  std::vector<Json> frames;  // every state and game_over frame the client received
+  bool over = false;
+  std::string failure;
+  int reconnects = 0;
+};
+
+class Cluster {
+ public:
+  Cluster(const fs::path& dir, const std::string& store_url, const std::string& redis_url) {
+    for (int n = 0; n < kNodes; ++n) {
+      nodes_.push_back(std::make_unique<ServerProcess>(
+          PARLOR_SERVER_BINARY,
+          std::vector<std::string>{"--store",
+                                   store_url,
+                                   "--cluster",
+                                   redis_url,
+                                   "--node-id",
+                                   "node" + std::to_string(n),
+                                   "--lease-ms",
+                                   std::to_string(kLease.count()),
+                                   "--threads",
+                                   "1",
+                                   "--bot-delay-ms",
+                                   std::to_string(kMoveDelay.count()),
+                                   "--rate-per-second",
+                                   "100000",
+                                   "--rate-burst",
+                                   "100000",
+                                   "--max-handshakes-per-ip",
+                                   "100000",
+                                   "--static-dir",
+                                   dir.string()},
+          dir / "logs", "node" + std::to_string(n)));
+    }
+  }
+  std::string start_all() {
+    for (auto& node : nodes_) {
+      if (auto error = node->start(); !error.empty()) return error;
+    }
+    return {};
+  }
+  ServerProcess& node(int n) { return *nodes_[static_cast<std::size_t>(n)]; }
+  // Ports of the nodes that run (a paused one included: a client cannot tell).
+  std::vector<unsigned short> ports() {
+    std::lock_guard lock(mutex_);
+    std::vector<unsigned short> out;
+    for (auto& node : nodes_) {
+      if (node->running()) out.push_back(node->port());
+    }
+    return out;
+  }
+  std::mutex& mutex() { return mutex_; }
+  // The nodes' log lines about ownership: takeovers, rooms let go, fenced writes.
+  std::string ownership_story() {
+    std::string out;
+    for (auto& node : nodes_) {
+      std::ifstream in(node->log());
+      for (std::string line; std::getline(in, line);) {
+        if (line.find("cluster:") != std::string::npos ||
+            line.find("letting it go") != std::string::npos ||
+            line.find("was refused") != std::string::npos) {
+          out += "  " + node->log().filename().string() + ": " + line + "\n";
+        }
+      }
+    }
+    return out;
+  }
+  std::string logs() {
+    std::string out;
+    for (auto& node : nodes_) {
+      out += "  " + node->log().string() + ":\n" + tail_of(node->log(), 12);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::unique_ptr<ServerProcess>> nodes_;
+  std::mutex mutex_;
+};
+
+// Plays seat 0 of `table` to game_over, reconnecting and following room_moved as needed.
+class SeatDriver {
+ public:
+  SeatDriver(Table& table, Cluster& cluster, std::uint64_t seed)
+      : table_(table), cluster_(cluster), rng_(seed) {}
+
+  void run(std::chrono::seconds limit) {
+    const auto deadline = Clock::now() + limit;
+    std::optional<unsigned short> preferred = node_port(table_.home_node);
+    while (!table_.over && Clock::now() < deadline) {
+      if (!client_ && !connect(preferred, deadline)) break;
+      preferred.reset();
+      const auto frame = client_->next(1500ms);
+      if (!frame) {
+        if (client_->closed()) {
+          client_.reset();
+          ++table_.reconnects;
+        } else {
+          poke();  // quiet: is the room still here?
+        }
+        continue;
+      }
+      if (!handle(*frame, preferred)) {
+        client_.reset();
+        ++table_.reconnects;
+      }
+    }
+    if (!table_.over && table_.failure.empty()) table_.failure = "no game_over in time";
+  }
+
+ private:
+  std::optional<unsigned short> node_port(int n) {
+    std::lock_guard lock(cluster_.mutex());
+    if (!cluster_.node(n).running()) return std::nullopt;
+    return cluster_.node(n).port();
+  }
+
+  // Connects to a node that serves the room: `preferred` first, then any running one,
+  // following room_moved. False when the deadline passes.
+  bool connect(std::optional<unsigned short> preferred, Clock::time_point deadline) {
+    std::size_t next = 0;
+    while (Clock::now() < deadline) {
+      const auto ports = cluster_.ports();
+      unsigned short port = 0;
+      if (preferred) {
+        port = *preferred;
+        preferred.reset();
+      } else if (!ports.empty()) {
+        port = ports[next++ % ports.size()];
+      }
+      try {
+        auto client = std::make_unique<TestClient>("127.0.0.1", port);
+        const Json welcome =
+            client->request({{"type", "hello"}, {"token", table_.token}, {"protocol", 1}}, 2s);
+        if (welcome.value("type", "") != "welcome") {
+          std::this_thread::sleep_for(100ms);
+          continue;
+        }
+        const Json probe = client->request({{"type", "legal_moves"}, {"room", table_.room}}, 2s);
+        const std::string code = probe.value("code", "");
+        if (code == "room_moved") {
+          preferred = port_of(probe.value("node", ""));
+          if (!preferred) std::this_thread::sleep_for(200ms);  // between owners
+          continue;
+        }
+        if (code == "no_such_room" || probe.is_null() || probe.empty()) {
+          std::this_thread::sleep_for(200ms);
+          continue;
+        }
+        // This node serves the room: the resume pushed its room and state.
+        for (Json& frame : client->pending()) pending_.push_back(std::move(frame));
+        client->pending().clear();
+        client_ = std::move(client);
+        for (Json& frame : pending_) {
+          if (!handle(frame, preferred)) break;
+        }
+        pending_.clear();
+        return true;
+      } catch (const std::exception&) {
+        std::this_thread::sleep_for(100ms);  // refused, or a paused node that never answered
+      }
+    }
+    table_.failure = "could not reach the room's node";
+    return false;
+  }
+
+  static std::optional<unsigned short> port_of(const std::string& node) {
+    const auto colon = node.rfind(':');
+    if (colon == std::string::npos) return std::nullopt;
+    return static_cast<unsigned short>(std::stoi(node.substr(colon + 1)));
+  }
+
+  void poke() { client_->send({{"type", "legal_moves"}, {"room", table_.room}, {"id", "poke"}}); }
+
+  // Returns false when the connection must be replaced.
+  bool handle(const Json& frame, std::optional<unsigned short>& preferred) {
+    const std::string type = frame.value("type", "");
+    if (type == "error" && frame.value("code", "") == "room_moved") {
+      preferred = port_of(frame.value("node", ""));
+      return false;
+    }
+    if ((type == "state" || type == "game_over") && frame.value("room", "") == table_.room) {
+      table_.frames.push_back(frame);
+    }
+    if (type == "game_over" && frame.value("room", "") == table_.room) {
+      table_.over = true;
+      return true;
+    }
+    if (type != "state" || frame.value("room", "") != table_.room) return true;
+    const Json& prompt = frame["prompt"];
+    if (!prompt.is_object() || !prompt.contains("legal") || prompt["legal"].empty()) return true;
+    const Json& legal = prompt["legal"];
+    std::uniform_int_distribution<std::size_t> pick(0, legal.size() - 1);
+    const Json move = legal[pick(rng_)];
+    const std::int64_t seq = frame["seq"];
+    std::this_thread::sleep_for(kMoveDelay);  // thinking
+    Json reply;
+    try {
+      reply = client_->request(
+          {{"type", "move"}, {"room", table_.room}, {"move", move}, {"seq", seq}}, 3s);
+    } catch (const std::exception&) {
+      return false;
+    }
+    // Pushes that arrived while waiting for the reply are handled next.
+    for (Json& pushed : client_->pending()) pending_after_.push_back(std::move(pushed));
+    client_->pending().clear();
+    if (reply.value("type", "") == "ok") {
+      table_.acked.push_back({reply["seq"].get<std::int64_t>(), move});
+      table_.acked_at.push_back(Clock::now());
+    } else if (reply.value("code", "") == "room_moved") {
+      preferred = port_of(reply.value("node", ""));
+      return false;
+    } else if (reply.is_null() || reply.empty()) {
+      return !client_->closed();
+    }
+    std::vector<Json> later;
+    later.swap(pending_after_);
+    for (const Json& pushed : later) {
+      if (!handle(pushed, preferred)) return false;
+    }
+    return true;
+  }
+
+  Table& table_;
+  Cluster& cluster_;
+  std::mt19937_64 rng_;
+  std::unique_ptr<TestClient> client_;
+  std::vector<Json> pending_;
+  std::vector<Json> pending_after_;
+};
+
+// What the store holds for one table, checked against what its client saw.
+std::string check_table(const Table& table, const server::RoomHistory& history) {
+  if (history.games.size() != 1)
+    return "expected one game, the store has " + std::to_string(history.games.size());
+  const server::GameRecord& game = history.games[0];
+  if (!game.finished_ms) return "the store does not have the game finished";
+  std::map<std::int64_t, const server::MoveRecord*> by_seq;
+  std::int64_t expected = game.start_seq + 1;
+  std::int64_t last_epoch = 0;
+  for (const server::MoveRecord& m : game.moves) {
+    if (m.seq != expected) return "moves not contiguous at seq " + std::to_string(m.seq);
+    if (m.epoch < last_epoch) {
+      return "move seq " + std::to_string(m.seq) + " stored at epoch " + std::to_string(m.epoch) +
+             " after epoch " + std::to_string(last_epoch) + ": two owners accepted moves";
+    }
+    last_epoch = m.epoch;
+    by_seq[m.seq] = &m;
+    ++expected;
+  }
+  for (const Acked& a : table.acked) {
+    const auto found = by_seq.find(a.seq);
+    if (found == by_seq.end()) return "move ok'd at seq " + std::to_string(a.seq) + " is lost";
+    if (found->second->seat != 0 || found->second->move != a.move) {
+      return "seq " + std::to_string(a.seq) + " holds " + found->second->move.dump() + " at seat " +
+             std::to_string(found->second->seat) + ", but the client got ok for " + a.move.dump();
+    }
+  }
+  // The leak scan: replay the stored log and check each frame against the state at its seq.
+  const GameInfo* info = find_game(history.room.kind);
+  auto mirror = info->create(history.room.game_options, history.room.seats, game.seed);
+  std::vector<const Json*> frames;
+  for (const Json& f : table.frames) frames.push_back(&f);
+  std::stable_sort(frames.begin(), frames.end(), [](const Json* a, const Json* b) {
+    return a->value("seq", std::int64_t{0}) < b->value("seq", std::int64_t{0});
+  });
+  std::int64_t at = game.start_seq;
+  auto next_move = game.moves.begin();
+  for (const Json* frame : frames) {
+    const std::int64_t seq = frame->value("seq", at);
+    while (at < seq && next_move != game.moves.end()) {
+      if (!mirror->apply(next_move->seat, next_move->move).ok()) return "the log does not replay";
+      ++next_move;
+      ++at;
+    }
+    if ((*frame)["type"] == "game_over") continue;  // the end reveals every hand, by the rules
+    if (auto leak = scan_frame(*frame, *mirror, 0); !leak.empty()) return leak;
+  }
+  return {};
+}
+
+TEST(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
+  if (!PostgresServer::missing_binaries().empty() || !RedisServer::available()) {
+    FAIL() << "PostgreSQL 15 and redis-server are needed (make deps installs them)";
+  }
+  const std::uint64_t seed = test_seed();
+  std::cout << "PARLOR_SEED=" << seed << " (set it to replay the clients' choices)" << std::endl;
+  const fs::path dir = fs::temp_directory_path() / ("parlor-cluster-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+
+  PostgresServer postgres;
+  const std::string store_url = postgres.create_database("cluster");
+  RedisServer redis;
+  Cluster cluster(dir, store_url, redis.url());
+  ASSERT_EQ(cluster.start_all(), "");
+
+  // Rooms on every node: a player creates one on its node and fills it with bots.
+  std::vector<Table> tables;
+  for (int n = 0; n < kNodes; ++n) {
+    for (int r = 0; r < kRoomsPerNode; ++r) {
+      TestClient client("127.0.0.1", cluster.node(n).port());
+      const Json welcome = client.hello("p" + std::to_string(n) + std::to_string(r));
+      Table table;
+      table.token = welcome["token"];
+      table.home_node = n;
+      const Json created = client.request(
+          {{"type", "create_room"}, {"kind", "bigtwo"}, {"options", {{"grace", 600}}}});
+      ASSERT_EQ(created["type"], "room_created") << created;
+      table.room = created["room"];
+      for (int seat = 1; seat < 4; ++seat) {
+        ASSERT_EQ(client.request({{"type", "add_bot"},
+                                  {"room", table.room},
+                                  {"seat", seat},
+                                  {"strategy", "greedy"}})["type"],
+                  "ok");
+      }
+      tables.push_back(std::move(table));
+    }
+  }
+  // Start each game from its driver's own connection (a fresh resume gets the first state).
+  for (Table& table : tables) {
+    TestClient client("127.0.0.1", cluster.node(table.home_node).port());
+    client.request({{"type", "hello"}, {"token", table.token}, {"protocol", 1}});
+    ASSERT_EQ(client.request({{"type", "start"}, {"room", table.room}})["type"], "ok");
+  }
+
+  std::vector<std::thread> drivers;
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    drivers.emplace_back([&, i] { SeatDriver(tables[i], cluster, seed + i).run(120s); });
+  }
+
+  // 1. A node dies.
+  std::this_thread::sleep_for(1500ms);
+  Clock::time_point killed_at;
+  {
+    std::lock_guard lock(cluster.mutex());
+    EXPECT_EQ(cluster.node(0).kill_now(), "") << "node0 had ended before the kill";
+    killed_at = Clock::now();
+  }
+  // 2. A node freezes past its lease and comes back.
+  std::this_thread::sleep_for(4s);
+  cluster.node(1).pause();
+  std::this_thread::sleep_for(kLease * 3);
+  cluster.node(1).resume();
+  // 3. Redis restarts empty.
+  std::this_thread::sleep_for(2s);
+  redis.kill();
+  std::this_thread::sleep_for(1s);
+  redis.start();
+
+  for (auto& driver : drivers) driver.join();
+
+  // What the store holds, read after the games.
+  server::PostgresStoreOptions options;
+  options.url = store_url;
+  options.exclusive = false;
+  server::PostgresStore store(options);
+  // How soon node0's rooms were played again: the first move acknowledged after the kill.
+  // The target is the lease plus two seconds, plus the turns of the bots before the client's
+  // (up to three moves of kMoveDelay) and its own thinking.
+  for (const Table& table : tables) {
+    if (table.home_node != 0) continue;
+    const auto after = std::find_if(table.acked_at.begin(), table.acked_at.end(),
+                                    [&](Clock::time_point t) { return t > killed_at; });
+    if (after == table.acked_at.end()) continue;  // its game had ended before the kill
+    const auto outage = std::chrono::duration_cast<std::chrono::milliseconds>(*after - killed_at);
+    std::cout << "room " << table.room << ": first move acknowledged " << outage.count()
+              << " ms after its node was killed" << std::endl;
+    EXPECT_LE(outage, kLease + 2s + 4 * kMoveDelay) << cluster.ownership_story();
+  }
+  int taken_over = 0;
+  for (const Table& table : tables) {
+    SCOPED_TRACE("room " + table.room + " (created on node" + std::to_string(table.home_node) +
+                 ", " + std::to_string(table.reconnects) + " reconnects, " +
+                 std::to_string(table.acked.size()) + " moves ok'd)");
+    EXPECT_TRUE(table.over) << table.failure << "\n" << cluster.logs();
+    const auto history = store.load_room(table.room);
+    ASSERT_TRUE(history);
+    if (history->room.epoch > 1) ++taken_over;
+    EXPECT_EQ(check_table(table, *history), "");
+  }
+  // node0's rooms at least moved (node1's did too unless its games had ended first).
+  EXPECT_GE(taken_over, kRoomsPerNode) << cluster.logs();
+  // The paused node is alive and well: it let its rooms go rather than failing.
+  EXPECT_EQ(::kill(cluster.node(1).pid(), 0), 0) << "node1 died after its pause";
+  std::cout << tables.size() << " games finished, " << taken_over << " rooms taken over\n"
+            << cluster.ownership_story() << std::endl;
+  store.close();
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+}
+
+}  // namespace
+}  // namespace parlor::testing

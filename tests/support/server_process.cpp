@@ -1,0 +1,129 @@
+#include "tests/support/server_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+
+extern char** environ;
+
+namespace parlor::testing {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string tail_of(const fs::path& file, std::size_t lines) {
+  std::ifstream in(file);
+  std::vector<std::string> all;
+  for (std::string line; std::getline(in, line);) all.push_back(line);
+  std::string out;
+  for (std::size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) {
+    out += "    " + all[i] + "\n";
+  }
+  return out;
+}
+
+ServerProcess::ServerProcess(fs::path binary, std::vector<std::string> flags, fs::path log_dir,
+                             std::string name)
+    : binary_(std::move(binary)),
+      flags_(std::move(flags)),
+      log_dir_(std::move(log_dir)),
+      name_(std::move(name)) {}
+
+ServerProcess::~ServerProcess() { kill_now(); }
+
+std::string ServerProcess::start(unsigned short port) {
+  ++starts_;
+  fs::create_directories(log_dir_);
+  log_ = log_dir_ / (name_ + "-" + std::to_string(starts_) + ".log");
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return std::string("pipe2: ") + std::strerror(errno);
+  std::vector<std::string> args = {binary_.string(), "--port", std::to_string(port)};
+  args.insert(args.end(), flags_.begin(), flags_.end());
+  std::vector<char*> argv;
+  for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+#ifdef __GLIBC__
+#if __GLIBC_PREREQ(2, 34)
+  // Not the test's client sockets (Asio opens them without CLOEXEC).
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+#endif
+#endif
+  const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (spawned != 0) {
+    ::close(fds[0]);
+    pid_ = -1;
+    return "posix_spawn " + binary_.string() + ": " + std::strerror(spawned);
+  }
+  out_fd_ = fds[0];
+  std::string out;
+  const auto deadline = Clock::now() + std::chrono::seconds(15);
+  while (true) {
+    if (auto newline = out.find('\n'); newline != std::string::npos) {
+      const std::string line = out.substr(0, newline);
+      out.erase(0, newline + 1);
+      if (line.rfind("listening on ", 0) == 0) {
+        port_ = static_cast<unsigned short>(std::stoi(line.substr(line.rfind(':') + 1)));
+        return {};
+      }
+      continue;
+    }
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return "no \"listening on\" within 15 s; log:\n" + tail_of(log_, 20);
+    pollfd p{out_fd_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    char buffer[256];
+    const ssize_t n = ::read(out_fd_, buffer, sizeof buffer);
+    if (n <= 0) {
+      const std::string status = reap();
+      return "the server exited at start (" + status + "); log:\n" + tail_of(log_, 20);
+    }
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+std::string ServerProcess::kill_now() {
+  if (pid_ <= 0) return {};
+  ::kill(pid_, SIGKILL);
+  const std::string status = reap();
+  return status == "killed by signal 9" ? std::string() : status;
+}
+
+void ServerProcess::pause() {
+  if (pid_ > 0) ::kill(pid_, SIGSTOP);
+}
+
+void ServerProcess::resume() {
+  if (pid_ > 0) ::kill(pid_, SIGCONT);
+}
+
+std::string ServerProcess::reap() {
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  if (out_fd_ >= 0) ::close(out_fd_);
+  out_fd_ = -1;
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  return "exit status " + std::to_string(WEXITSTATUS(status));
+}
+
+}  // namespace parlor::testing
