@@ -154,7 +154,10 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
 
 bool ServerState::hello_with_stored_token(ClientContext& client, const protocol::Hello& request,
                                           const Json& id) {
-  run_blocking([this, client = &client, request, id, hash = Identity::hash_token(*request.token)] {
+  // `finish` is copied now: the session (and `client` in it) may be gone by the time the
+  // lookup ends; finish runs the rest only while the session lives, on its strand.
+  run_blocking([this, finish = client.finish_later, client = &client, request, id,
+                hash = Identity::hash_token(*request.token)] {
     std::optional<PlayerRecord> found;
     bool failed = false;
     try {
@@ -164,7 +167,7 @@ bool ServerState::hello_with_stored_token(ClientContext& client, const protocol:
       log_error(std::string("cluster: cannot look a token up: ") + error.what());
     }
     // Back on the client's strand; `client` lives as long as its session, which runs this.
-    client->finish_later([this, client, request, id, found, failed] {
+    finish([this, client, request, id, found, failed] {
       if (found) {
         if (!identity_.find(found->id)) {
           identity_.restore(std::make_shared<Player>(found->id, found->name, found->token_hash));

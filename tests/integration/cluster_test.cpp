@@ -398,6 +398,21 @@ TEST(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
       tables.push_back(std::move(table));
     }
   }
+  // A token from one node is good on another, and a room on another node is answered with
+  // where it is.
+  {
+    const Table& elsewhere = tables.front();  // on node0
+    TestClient client("127.0.0.1", cluster.node(1).port());
+    const Json welcome =
+        client.request({{"type", "hello"}, {"token", elsewhere.token}, {"protocol", 1}});
+    ASSERT_EQ(welcome["type"], "welcome") << welcome;
+    const Json moved = client.request({{"type", "legal_moves"}, {"room", elsewhere.room}});
+    EXPECT_EQ(moved["code"], "room_moved") << moved;
+    EXPECT_EQ(moved["room"], elsewhere.room);
+    EXPECT_EQ(moved["node"], "127.0.0.1:" + std::to_string(cluster.node(0).port())) << moved;
+    const Json unknown = client.request({{"type", "legal_moves"}, {"room", "nosuchroom"}});
+    EXPECT_EQ(unknown["code"], "no_such_room") << unknown;
+  }
   // Start each game from its driver's own connection (a fresh resume gets the first state).
   for (Table& table : tables) {
     TestClient client("127.0.0.1", cluster.node(table.home_node).port());
