@@ -4,6 +4,8 @@
 #
 #   tests/bench/server_load.sh BUILD_DIR ROOMS THINK_MS SECONDS STORE [SEATS]
 #   e.g. tests/bench/server_load.sh build/release 100 0 10 none
+# STORE is sqlite, none or a postgres:// URL; PARLOR_BENCH_SERVER_FLAGS adds server flags
+# (cluster mode: "--cluster redis://127.0.0.1:PORT --node-id bench").
 set -euo pipefail
 build=${1:?build dir}; rooms=${2:?rooms}; think=${3:?think ms}; seconds=${4:?seconds}
 store=${5:?sqlite or none}; seats=${6:-4}
@@ -12,7 +14,7 @@ out=$(mktemp)
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$data" "$out"' EXIT
 taskset -c 0 "$build/server/parlor-server" --port 0 --threads 1 --store "$store" --data-dir "$data" \
   --rate-per-second 1000000 --rate-burst 1000000 --max-connections-per-ip 100000 \
-  --max-handshakes-per-ip 100000 >"$out" 2>/dev/null &
+  --max-handshakes-per-ip 100000 ${PARLOR_BENCH_SERVER_FLAGS:-} >"$out" 2>/dev/null &
 server=$!
 for _ in $(seq 50); do grep -q listening "$out" && break; sleep 0.1; done
 port=$(sed -n 's/listening on .*:\([0-9]*\)/\1/p' "$out")
