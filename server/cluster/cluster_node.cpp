@@ -2,8 +2,6 @@
 
 #include <boost/asio/post.hpp>
 
-#include <set>
-
 #include "server/identity.h"
 #include "server/lobby.h"
 #include "server/log.h"
@@ -193,13 +191,12 @@ void ClusterNode::take_over_orphans() {
   for (const NodeInfo& node : ownership_->live_nodes()) {
     if (node.id != options_.self.id) others.push_back(node.id);
   }
-  // Rooms whose owner is not alive, and this node's own from before it restarted.
-  const auto candidates = postgres_.rooms_without_live_owner(others, options_.takeover_batch);
-  if (candidates.empty()) return;
-  std::set<std::string> held;
-  for (auto& [room, epoch] : lobby_.held_rooms()) held.insert(room);
-  for (const OwnedRoom& candidate : candidates) {
-    if (held.contains(candidate.room)) continue;
+  // Rooms whose owner is not alive, and this node's own that it does not serve (from before
+  // it restarted).
+  std::vector<std::string> held;
+  for (auto& [room, epoch] : lobby_.held_rooms()) held.push_back(room);
+  for (const OwnedRoom& candidate :
+       postgres_.rooms_without_live_owner(others, held, options_.takeover_batch)) {
     take_over(candidate.room, candidate.owner, candidate.epoch);
   }
 }

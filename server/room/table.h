@@ -189,6 +189,9 @@ class Table {
   // An engine's own refusal code (e.g. "must_include_lowest"), forwarded unchanged.
   void reply_refusal(const Caller& caller, const MoveResult& refusal, Outbox& out);
   void reply_ok(const Caller& caller, std::optional<std::int64_t> seq, Outbox& out);
+  // The held replies will never go out: answers each held request with `answer(re)`.
+  template <typename Answer>
+  void answer_held_replies(const Answer& answer, Outbox& out);
 
   // table_record.cpp
   void persist_move(Seat seat, Json move, TableTime now, Outbox& out);
@@ -213,6 +216,14 @@ class Table {
   bool gone_ = false;         // let go to another node
   bool counted_open_ = true;  // the lobby counted this room for its creator when creating it
   WriteAheadGate gate_;
+  // Replies held by gate_ until a write is durable, by request: when the write fails or is
+  // fenced they never go out, and each request is answered with an error carrying its `re`
+  // instead (a client waits for the answer to every request it sends).
+  struct HeldReply {
+    std::shared_ptr<Connection> connection;
+    Json re;
+  };
+  std::vector<HeldReply> held_replies_;
   Rng bot_rng_;
   std::optional<Clock::time_point> bot_due_;
   struct TurnClock {

@@ -142,6 +142,9 @@ void Table::send_to(const std::shared_ptr<Player>& player, Frame frame, Outbox& 
 
 void Table::reply(const Caller& caller, std::string_view message, Outbox& out) {
   if (!caller.connection) return;
+  if (gate_.outstanding() > 0 && !caller.re.is_null()) {
+    held_replies_.push_back({caller.connection, caller.re});
+  }
   gate_.deliver(out, Delivery{nullptr, caller.connection, make_frame(message)});
 }
 

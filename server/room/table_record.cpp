@@ -28,18 +28,35 @@ void Table::persist_room(Outbox& out, bool gate_frames) {
   gate_.write(out, {record(), gate_frames});
 }
 
+template <typename Answer>
+void Table::answer_held_replies(const Answer& answer, Outbox& out) {
+  for (const HeldReply& held : held_replies_) {
+    out.deliveries.push_back(Delivery{nullptr, held.connection, make_frame(answer(held.re))});
+  }
+  held_replies_.clear();
+}
+
 void Table::durable(WriteResult result, Outbox& out) {
   if (gone_) return;  // a write that was in flight when the room left
   if (result == WriteResult::kFenced) return let_go("", out);
   if (result == WriteResult::kFailed) {
     // Never acknowledge what is not stored: nothing that waited for the write goes out (a
-    // game's last move and its game_over included), and the game stops here, visibly.
+    // game's last move and its game_over included), and the game stops here, visibly. The
+    // requests that waited are answered: their moves did not happen.
     gate_.drop_held();
+    answer_held_replies(
+        [](const Json& re) {
+          return protocol::encode_error(re, protocol::ErrorCode::kInternalError,
+                                        "this could not be stored, so it did not happen; the "
+                                        "game has been stopped");
+        },
+        out);
     gate_.durable(out);
     if (status_ != RoomStatus::kFrozen) freeze("a move could not be stored", out);
     return;
   }
   gate_.durable(out);
+  if (gate_.outstanding() == 0) held_replies_.clear();  // they went out with the frames
 }
 
 void Table::let_go(std::string_view new_node, Outbox& out) {
@@ -51,6 +68,12 @@ void Table::let_go(std::string_view new_node, Outbox& out) {
            " now; letting it go");
   // Nothing this node decided but did not store may go out: the new owner never saw it.
   gate_.drop_held();
+  answer_held_replies(
+      [&](const Json& re) {
+        return protocol::encode_room_moved(
+            re, id(), new_node, "another node serves this room now; this did not happen there");
+      },
+      out);
   turn_clock_.reset();
   bot_due_.reset();
   const Frame moved = make_frame(protocol::encode_room_moved(

@@ -312,6 +312,29 @@ TEST_F(DurableTest, AFailedWriteStopsTheGameAndNothingItHeldGoesOut) {
   }
   EXPECT_EQ(frames_to(*clients[0].player).front()["code"], "internal_error");
   EXPECT_EQ(out.summary->status, RoomStatus::kFrozen);
+  // The mover is answered, with its request's re: the move did not happen.
+  ASSERT_EQ(replies().size(), 1u);
+  EXPECT_EQ(replies()[0]["code"], "internal_error");
+  EXPECT_EQ(replies()[0]["re"], 1);
+  // A later successful write has nothing left to answer.
+  table->durable(WriteResult::kDurable, fresh());
+  EXPECT_TRUE(replies().empty());
+}
+
+TEST_F(DurableTest, RepliesThatWentOutAreNotAnsweredAgainWhenALaterWriteFails) {
+  seat_all_and_start();
+  table->durable(WriteResult::kDurable, fresh());
+  play_one(1s);
+  table->durable(WriteResult::kDurable, fresh());
+  ASSERT_EQ(replies().size(), 1u);
+  EXPECT_EQ(replies()[0]["type"], "ok");
+  const Seat next = seat_to_act();
+  table->move(clients[static_cast<std::size_t>(next)].caller(9), least_move(next), table->seq(),
+              at(2s), fresh());
+  table->durable(WriteResult::kFailed, fresh());
+  ASSERT_EQ(replies().size(), 1u) << "only the second move's request is answered";
+  EXPECT_EQ(replies()[0]["code"], "internal_error");
+  EXPECT_EQ(replies()[0]["re"], 9);
 }
 
 // Cluster mode: a write refused by fencing means another node owns the room. The move it
@@ -330,9 +353,12 @@ TEST_F(DurableTest, AFencedWriteLetsTheRoomGoAndNothingItHeldGoesOut) {
     const Json frame = payload(d);
     EXPECT_EQ(frame["code"], "room_moved") << frame;
     EXPECT_EQ(frame["room"], table->id());
-    EXPECT_FALSE(frame.contains("re"));
+    // The push to every member has no re; the mover's request is answered with its own.
+    EXPECT_EQ(frame.contains("re"), d.connection != nullptr) << frame;
   }
-  EXPECT_EQ(out.deliveries.size(), clients.size()) << "every seated player is told once";
+  ASSERT_EQ(replies().size(), 1u);
+  EXPECT_EQ(replies()[0]["re"], 1);
+  EXPECT_EQ(out.deliveries.size(), clients.size() + 1) << "every seated player is told once";
   EXPECT_EQ(out.memberships.size(), clients.size());
   for (const MembershipChange& change : out.memberships) EXPECT_FALSE(change.member);
   // A write still in flight when the room left changes nothing.

@@ -32,25 +32,34 @@ auto PostgresCluster::with_conn(Body body) {
   }
 }
 
-std::vector<OwnedRoom> PostgresCluster::rooms_without_live_owner(
-    const std::vector<std::string>& live_nodes, int limit) {
-  // The live nodes as one text[] parameter.
+namespace {
+
+// A text[] literal for one query parameter.
+std::string text_array(const std::vector<std::string>& items) {
   std::string array = "{";
-  for (const std::string& node : live_nodes) {
+  for (const std::string& item : items) {
     if (array.size() > 1) array += ',';
     array += '"';
-    for (const char c : node) {
+    for (const char c : item) {
       if (c == '"' || c == '\\') array += '\\';
       array += c;
     }
     array += '"';
   }
   array += '}';
+  return array;
+}
+
+}  // namespace
+
+std::vector<OwnedRoom> PostgresCluster::rooms_without_live_owner(
+    const std::vector<std::string>& live_nodes, const std::vector<std::string>& held, int limit) {
   return with_conn([&](pg::Conn& conn) {
-    const auto rows = conn.exec(
-        "SELECT r.id, r.owner, r.epoch FROM rooms r WHERE " + std::string(pg::kUnfinished) +
-            " AND r.owner <> ALL($1::text[]) ORDER BY r.created_ms LIMIT $2",
-        {array, std::to_string(limit)});
+    const auto rows = conn.exec("SELECT r.id, r.owner, r.epoch FROM rooms r WHERE " +
+                                    std::string(pg::kUnfinished) +
+                                    " AND r.owner <> ALL($1::text[]) AND r.id <> ALL($2::text[])"
+                                    " ORDER BY r.created_ms LIMIT $3",
+                                {text_array(live_nodes), text_array(held), std::to_string(limit)});
     std::vector<OwnedRoom> out;
     for (int row = 0; row < rows.rows(); ++row) {
       out.push_back({rows.text(row, 0), rows.text(row, 1), rows.integer(row, 2)});

@@ -46,10 +46,11 @@ class PostgresCluster {
   PostgresCluster(const PostgresCluster&) = delete;
   PostgresCluster& operator=(const PostgresCluster&) = delete;
 
-  // Unfinished rooms whose owner is none of `live_nodes` (at most `limit`, oldest first).
-  // Throws StoreError.
+  // Unfinished rooms whose owner is none of `live_nodes`, leaving out the rooms in `held`
+  // (at most `limit`, oldest first). A node passes the rooms it serves as `held`: listing
+  // them would fill the limit and hide the orphans behind them. Throws StoreError.
   std::vector<OwnedRoom> rooms_without_live_owner(const std::vector<std::string>& live_nodes,
-                                                  int limit);
+                                                  const std::vector<std::string>& held, int limit);
   // Makes `node` the owner of `room` at `epoch`, if the room is unfinished and its stored
   // epoch is older. Returns whether it did. Throws StoreError.
   bool fence(const std::string& room, const std::string& node, std::int64_t epoch);

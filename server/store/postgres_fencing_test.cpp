@@ -82,12 +82,12 @@ TEST_F(PostgresFencingTest, AnOwnerFencedOutCannotWriteAndTheNewOwnerHasEveryMov
 
   PostgresCluster cluster(url_, 10s);
   // node-a is not among the live nodes: its room is an orphan.
-  const auto orphans = cluster.rooms_without_live_owner({"node-b"}, 10);
+  const auto orphans = cluster.rooms_without_live_owner({"node-b"}, {}, 10);
   ASSERT_EQ(orphans.size(), 1u);
   EXPECT_EQ(orphans[0].room, "r1");
   EXPECT_EQ(orphans[0].owner, "node-a");
   EXPECT_EQ(orphans[0].epoch, 1);
-  EXPECT_TRUE(cluster.rooms_without_live_owner({"node-a"}, 10).empty());
+  EXPECT_TRUE(cluster.rooms_without_live_owner({"node-a"}, {}, 10).empty());
 
   ASSERT_TRUE(cluster.fence("r1", "node-b", 2));
   EXPECT_FALSE(cluster.fence("r1", "node-c", 2)) << "one winner per epoch";
@@ -140,13 +140,38 @@ TEST_F(PostgresFencingTest, AnotherOwnerAtTheSameEpochIsRefused) {
   EXPECT_EQ(sql("SELECT owner FROM rooms WHERE id = 'r1'"), "node-a");
 }
 
+// A node serving more rooms than one takeover pass lists must still find the orphans: the
+// rooms it serves are left out of the listing, not counted against its limit.
+TEST_F(PostgresFencingTest, RoomsANodeServesDoNotHideOrphansBehindThem) {
+  auto a = node_store();
+  a->save_player(player("p1"), nullptr);
+  for (const char* id : {"a1", "a2", "a3"}) {
+    ASSERT_EQ(save(*a, owned(started(room(id, "p1"), 1, 5, 0), 1, "node-a")),
+              WriteResult::kDurable);
+  }
+  RoomRecord later = owned(started(room("c1", "p1"), 1, 5, 0), 1, "node-c");
+  later.created_ms += 1000;  // listed after node-a's rooms, oldest first
+  ASSERT_EQ(save(*a, later), WriteResult::kDurable);
+
+  PostgresCluster cluster(url_, 10s);
+  // node-a asks (itself left out of the live nodes, so that its own unserved rooms come too).
+  const auto orphans = cluster.rooms_without_live_owner({}, {"a1", "a2", "a3"}, 2);
+  ASSERT_EQ(orphans.size(), 1u);
+  EXPECT_EQ(orphans[0].room, "c1");
+  EXPECT_EQ(orphans[0].owner, "node-c");
+  // A room of its own that it no longer serves is listed for it to take back.
+  const auto own = cluster.rooms_without_live_owner({"node-c"}, {"a1", "a3"}, 10);
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(own[0].room, "a2");
+}
+
 TEST_F(PostgresFencingTest, AFinishedRoomIsNeitherAnOrphanNorFenced) {
   auto a = node_store();
   a->save_player(player("p1"), nullptr);
   ASSERT_EQ(save(*a, owned(ended(started(room("r1", "p1"), 1, 5, 0)), 1, "node-a")),
             WriteResult::kDurable);
   PostgresCluster cluster(url_, 10s);
-  EXPECT_TRUE(cluster.rooms_without_live_owner({}, 10).empty());
+  EXPECT_TRUE(cluster.rooms_without_live_owner({}, {}, 10).empty());
   EXPECT_FALSE(cluster.fence("r1", "node-b", 2));
   EXPECT_FALSE(cluster.load_room("r1"));
 }
