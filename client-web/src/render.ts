@@ -99,7 +99,7 @@ const MAX_PRESS_MS = 1500;
 // before the release would swallow the click, since a click needs its press and
 // release on the same element — a push arriving mid-click would lose the user's
 // move or button press.
-export function renderLoop(root: HTMLElement, view: () => HTMLElement): () => void {
+export function renderLoop(root: HTMLElement, view: () => HTMLElement, afterRender: () => void = () => {}): () => void {
   let queued = false;
   let pressedSince: number | null = null;
   let heldBack: number | undefined; // the timer that renders if the press outlasts MAX_PRESS_MS
@@ -129,6 +129,7 @@ export function renderLoop(root: HTMLElement, view: () => HTMLElement): () => vo
     heldBack = undefined;
     queued = false;
     patch(root, view);
+    afterRender();
   };
   root.addEventListener('pointerdown', () => { pressedSince = performance.now(); }, true);
   const release = () => {

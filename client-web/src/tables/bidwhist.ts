@@ -7,7 +7,7 @@ import { describeBid } from '../events';
 import type { Move } from '../protocol';
 import { arr, field, num, str, strs } from '../protocol';
 import { h } from '../render';
-import { felt, handEl, legalOf, moveButton, promptBar, scoreTable, TableCtx, teamName } from './common';
+import { felt, handEl, legalOf, moveButton, playArea, promptBar, scoreTable, TableCtx, teamName } from './common';
 import { handCounts } from './bigtwo';
 import { lastTrickNote, playHand, trickCentre } from './tricks';
 
@@ -25,6 +25,7 @@ export function bidWhistTable(ctx: TableCtx): HTMLElement {
   const tricks = arr(v.tricks_won);
   const dealer = num(v.dealer, -1);
   const declarer = contract ? num(field(contract, 'declarer'), -1) : -1;
+  const auction = phase === 'bidding';
 
   let text: string = 'play a card';
   let controls: HTMLElement[] = [];
@@ -47,7 +48,7 @@ export function bidWhistTable(ctx: TableCtx): HTMLElement {
     const ready = sel.length === choose.count;
     text = `discard ${choose.count} cards (they count as your first book)`;
     controls = [
-      h('button', { type: 'button', class: 'primary', 'data-testid': 'discard', disabled: !ready || ctx.r.busy,
+      h('button', { type: 'button', class: 'primary', 'data-testid': 'discard', disabled: !ready || ctx.locked,
         onclick: () => ctx.send({ action: choose.action, [choose.field]: sel } as Move) }, `Discard ${sel.length}/${choose.count}`),
       h('button', { type: 'button', 'data-testid': 'clear-selection', disabled: sel.length === 0, onclick: () => ctx.select([]) }, 'Clear'),
     ];
@@ -71,17 +72,18 @@ export function bidWhistTable(ctx: TableCtx): HTMLElement {
     lastTrickNote(ctx));
 
   return h('div', { class: 'table bidwhist', 'data-testid': 'table', 'data-game': 'bidwhist' },
-    felt(ctx, (seat) => ({
+    playArea(felt(ctx, (seat) => ({
       count: counts[seat] ?? null,
       badge: seat === declarer ? 'declarer' : seat === dealer ? 'dealer' : null,
-      passed: bids[seat] === 'pass',
+      // Calls belong to the auction: once it is won, the contract line says what counts.
+      passed: auction && bids[seat] === 'pass',
       lines: [
-        bids[seat] && bids[seat] !== 'pass' ? h('span', { 'data-testid': `bid-of-${seat}` }, `bid ${describeBid(bids[seat])}`) : null,
+        auction && bids[seat] && bids[seat] !== 'pass' ? h('span', { 'data-testid': `bid-of-${seat}` }, `bid ${describeBid(bids[seat])}`) : null,
         phase === 'playing' || tricks.some((t) => num(t) > 0) ? h('span', null, `${num(tricks[seat])} won`) : null,
       ],
     }), trickCentre(ctx), centreInfo),
-    handView ?? playHand(ctx, hand),
     promptBar(ctx, text, controls),
+    handView ?? playHand(ctx, hand)),
     scores(ctx));
 }
 

@@ -5,7 +5,7 @@ import { describeBid } from '../events';
 import type { Move } from '../protocol';
 import { arr, field, num, str, strs } from '../protocol';
 import { h } from '../render';
-import { felt, legalOf, moveButton, promptBar, scoreTable, TableCtx, teamName } from './common';
+import { felt, legalOf, moveButton, playArea, promptBar, scoreTable, TableCtx, teamName } from './common';
 import { handCounts } from './bigtwo';
 import { lastTrickNote, playHand, trickCentre } from './tricks';
 
@@ -42,13 +42,12 @@ export function spadesTable(ctx: TableCtx): HTMLElement {
   const contracts = arr(v.contracts);
   const info = h('div', { class: 'contract-line small', 'data-testid': 'contract' },
     [0, 1].map((team) => h('span', { class: 'team-contract' },
-      `${teamName(ctx, team)}: `, typeof contracts[team] === 'number' ? `bid ${contracts[team] as number}` : 'bidding…',
-      `, ${num(arr(v.team_tricks)[team])} tricks`)),
+      `${teamName(ctx, team)}: `, typeof contracts[team] === 'number' ? `bid ${contracts[team] as number} · ${tricksTaken(num(arr(v.team_tricks)[team]))}` : 'bidding…')),
     v.spades_broken ? h('span', { class: 'tag' }, '♠ broken') : null,
     lastTrickNote(ctx));
 
   return h('div', { class: 'table spades', 'data-testid': 'table', 'data-game': 'spades' },
-    felt(ctx, (seat) => ({
+    playArea(felt(ctx, (seat) => ({
       count: counts[seat] ?? null,
       badge: seat === dealer ? 'dealer' : null,
       lines: [
@@ -56,11 +55,15 @@ export function spadesTable(ctx: TableCtx): HTMLElement {
         phase === 'play' || tricks.some((t) => num(t) > 0) ? h('span', null, `${num(tricks[seat])} won`) : null,
       ],
     }), trickCentre(ctx), info),
+    promptBar(ctx, text, controls),
     v.hand === null && ctx.me !== null
       ? h('div', { class: 'hand', 'data-testid': 'hand' }, h('p', { class: 'muted' }, 'Your cards are face down until you look.'))
-      : playHand(ctx, hand),
-    promptBar(ctx, text, controls),
+      : playHand(ctx, hand)),
     scores(ctx));
+}
+
+function tricksTaken(n: number): string {
+  return `${n} trick${n === 1 ? '' : 's'} taken`;
 }
 
 function scores(ctx: TableCtx): HTMLElement {
