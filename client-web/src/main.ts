@@ -4,7 +4,7 @@
 import './style.css';
 import { connect, go, onRoute, reconnectNow } from './api';
 import { lobbyView, nameForm } from './lobby';
-import { h, renderLoop } from './render';
+import { focusOpenDialog, h, renderLoop } from './render';
 import { roomView } from './room';
 import { replayKeys, replayView } from './replay';
 import { identity } from './socket';
@@ -64,7 +64,7 @@ function shell(): HTMLElement {
 }
 
 const root = document.getElementById('app')!;
-const draw = renderLoop(root, shell, fitPlayArea);
+const draw = renderLoop(root, shell, () => { fitPlayArea(); focusOpenDialog(root); });
 window.addEventListener('resize', fitPlayArea);
 state.name = identity.name();
 

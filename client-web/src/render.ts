@@ -90,6 +90,14 @@ export function patch(root: HTMLElement, view: () => HTMLElement): void {
   }
 }
 
+// A dialog that has just opened takes the focus (its first button, or the one marked
+// data-autofocus), so keyboard users land in it; focus already inside stays put.
+export function focusOpenDialog(root: HTMLElement): void {
+  const dialog = root.querySelector<HTMLElement>('[role="dialog"], [role="alertdialog"]');
+  if (!dialog || dialog.contains(document.activeElement)) return;
+  dialog.querySelector<HTMLElement>('[data-autofocus], button')?.focus({ preventScroll: true });
+}
+
 // A press held longer than this no longer holds rendering back.
 const MAX_PRESS_MS = 1500;
 

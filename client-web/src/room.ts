@@ -85,7 +85,7 @@ function leaveDialog(id: string): HTMLElement {
     h('h2', { id: 'leave-title' }, 'Leave this game?'),
     h('p', { id: 'leave-text' }, 'The game goes on without you: a bot takes over your seat and plays it to the end. You cannot come back to this seat.'),
     h('div', { class: 'row' },
-      h('button', { type: 'button', class: 'primary', 'data-testid': 'leave-cancel', autofocus: true, onclick: close }, 'Stay'),
+      h('button', { type: 'button', class: 'primary', 'data-testid': 'leave-cancel', 'data-autofocus': 'true', onclick: close }, 'Stay'),
       h('button', { type: 'button', 'data-testid': 'leave-confirm-yes', onclick: () => { close(); void leaveRoom(id); } }, 'Leave and let a bot play'))));
 }
 

@@ -12,6 +12,12 @@ import { handCounts } from './bigtwo';
 import { lastTrickNote, playHand, trickCentre } from './tricks';
 
 const TYPE_LABEL: Record<string, string> = { uptown: 'Uptown', downtown: 'Downtown', no_trump: 'No trump' };
+// What each kind of bid means, from docs/RULES.md, for the bid picker's labels.
+const TYPE_HELP: Record<string, string> = {
+  uptown: 'Uptown: high cards win (A K Q … 2); you name trump if you win the auction.',
+  downtown: 'Downtown: low cards win (A 2 3 … K, the ace still highest); you name trump if you win the auction.',
+  no_trump: 'No trump: no trump suit, jokers never win; you choose uptown or downtown. Beats a suit bid of the same number and scores double.',
+};
 
 export function bidWhistTable(ctx: TableCtx): HTMLElement {
   const v = ctx.view;
@@ -103,8 +109,9 @@ function bidPicker(ctx: TableCtx): HTMLElement {
   const types = ['uptown', 'downtown', 'no_trump'].filter((t) => bids.some((m) => m.type === t));
   return h('div', { class: 'bid-picker whist', role: 'group', 'aria-label': 'Bid' },
     legalOf(ctx, 'pass').length ? moveButton(ctx, 'Pass', { action: 'pass' }, 'pass') : null,
-    types.map((t) => h('div', { class: 'bid-row' }, h('span', { class: 'bid-type small' }, TYPE_LABEL[t] ?? t),
-      bids.filter((m) => m.type === t).map((m) => moveButton(ctx, String(num(m.books)), m, `bid-${num(m.books)}-${t}`, { title: `${num(m.books)} ${TYPE_LABEL[t] ?? t}` })))));
+    types.map((t) => h('div', { class: 'bid-row' }, h('span', { class: 'bid-type small', title: TYPE_HELP[t] ?? null }, TYPE_LABEL[t] ?? t),
+      bids.filter((m) => m.type === t).map((m) => moveButton(ctx, String(num(m.books)), m, `bid-${num(m.books)}-${t}`,
+        { title: `${num(m.books)} ${TYPE_LABEL[t] ?? t}: your team must take ${6 + num(m.books)} of 13 books (the discard counts as one). ${TYPE_HELP[t] ?? ''}` })))));
 }
 
 function scores(ctx: TableCtx): HTMLElement {

@@ -28,9 +28,11 @@ export function spadesTable(ctx: TableCtx): HTMLElement {
   if (bidMoves.length) {
     if (!legalOf(ctx, 'look').length) text = 'bid how many tricks you will take (0 = nil)';
     controls.push(h('div', { class: 'bid-picker', role: 'group', 'aria-label': 'Bid' }, bidMoves.map((m: Move) => {
-      if (field(m, 'blind_nil')) return moveButton(ctx, 'Blind nil', m, 'bid-blind-nil');
+      if (field(m, 'blind_nil')) return moveButton(ctx, 'Blind nil', m, 'bid-blind-nil', { title: 'Blind nil: before looking at your cards, promise to take no trick (±200)' });
       const n = num(m.tricks, -1);
-      return moveButton(ctx, n === 0 ? 'Nil' : String(n), m, `bid-${n}`, { title: n === 0 ? 'Nil: take no trick (±100)' : `${n} tricks` });
+      return moveButton(ctx, n === 0 ? 'Nil' : String(n), m, `bid-${n}`, {
+        title: n === 0 ? 'Nil: you promise to take no trick (+100 if you take none, −100 otherwise)'
+          : `${n}: you expect to take ${n} trick${n === 1 ? '' : 's'}; your team scores 10 per trick bid if you and your partner make it together, minus that if not` });
     })));
   }
 
