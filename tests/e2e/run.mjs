@@ -28,7 +28,7 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-ne
   '--disable-sync', '--disable-quic', '--no-first-run', '--disable-dev-shm-usage'];
 
 function parseArgs(argv) {
-  const out = { server: null, static: null, artifacts: path.join(here, 'artifacts'), only: null, timeout: 600, headed: false, verbose: false };
+  const out = { server: null, static: null, artifacts: path.join(here, 'artifacts'), only: null, timeout: 840, headed: false, verbose: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => { if (i + 1 >= argv.length) usage(`${a} needs a value`); return argv[++i]; };
