@@ -38,7 +38,7 @@ export function nameForm(): HTMLElement {
 
 export function lobbyView(): HTMLElement {
   return h('main', { class: 'lobby', 'data-testid': 'lobby' },
-    state.lobbyError ? h('div', { class: 'banner error', role: 'alert', 'data-testid': 'lobby-error' }, state.lobbyError) : null,
+    state.lobbyError ? h('div', { class: 'banner error', role: 'alert', 'data-testid': 'lobby-error' }, readable(state.lobbyError)) : null,
     h('div', { class: 'lobby-grid' },
       h('div', { class: 'lobby-main' }, myRooms(), openRooms()),
       h('div', { class: 'lobby-side' }, createForm(), gameList())));

@@ -5,7 +5,8 @@ import { addBot, go, joinRoom, leaveRoom, replayKey, sendChat, startGame, watchR
 import type { Move } from './protocol';
 import { arr, field, num } from './protocol';
 import { h } from './render';
-import { changed, gameName, locked, mySeat, room, RoomData, state } from './state';
+import { changed, gameName, locked, mySeat, room, RoomData, seatName, state } from './state';
+import { readable } from './notation';
 import { TableCtx, makeCtx, legalOf, moveButton, promptBar, felt, errorLine, playArea } from './tables/common';
 import { bigTwoTable } from './tables/bigtwo';
 import { spadesTable } from './tables/spades';
@@ -29,7 +30,7 @@ export function roomView(id: string): HTMLElement {
   if (!info) {
     return h('main', { class: 'room', 'data-testid': 'room-loading' },
       h('section', { class: 'panel' }, h('h2', null, 'Table ', h('code', null, id)),
-        r.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'move-error' }, r.error) : h('p', { class: 'muted' }, 'Opening the table…'),
+        r.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'move-error' }, readable(r.error)) : h('p', { class: 'muted' }, 'Opening the table…'),
         h('button', { type: 'button', onclick: () => go({ page: 'lobby' }) }, 'Back to the lobby')));
   }
   const me = mySeat(r);
@@ -96,7 +97,7 @@ function tableArea(id: string, r: RoomData, me: number | null): HTMLElement {
     return h('section', { class: 'panel waiting', 'data-testid': 'waiting' },
       h('h2', null, 'Waiting for players'),
       h('p', null, `${filled} of ${info.seats.length} seats taken.`, me !== null && filled === info.seats.length ? ' Press Start to deal.' : ''),
-      r.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'move-error' }, r.error) : null);
+      r.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'move-error' }, readable(r.error, (s) => seatName(r, s))) : null);
   }
   const ctx = makeCtx(id, r, info, r.state, me);
   const table = (TABLES[info.kind] ?? genericTable)(ctx);

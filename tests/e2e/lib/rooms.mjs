@@ -4,7 +4,7 @@
 
 import { Player } from './player.mjs';
 
-const NAMES = ['alice', 'bob', 'carol', 'dave'];
+const NAMES = ['alice', 'bob', 'carol', 'dave', 'erin'];
 
 // The first n people (alice, bob, ...), reusing those an earlier scenario created.
 export async function players(env, n) {

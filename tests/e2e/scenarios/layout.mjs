@@ -88,6 +88,18 @@ export const scenarios = [
     },
   },
   {
+    name: 'layout: Agram with five seats at every viewport, with four cards in the trick',
+    timeout: 150,
+    async run(env) {
+      const people = await players(env, 5);
+      await startRoom(env, 'agram', people, { seed: 6 });
+      const problems = [];
+      await playUntil(people, trickMove, trickOf(4), 'agram');
+      await checkEveryViewport(env, people, 'agram-five', problems);
+      report(problems);
+    },
+  },
+  {
     name: 'layout: Gem Merchants at every viewport; a card\'s buttons stay on the card',
     timeout: 120,
     async run(env) {
