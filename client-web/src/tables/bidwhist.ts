@@ -66,6 +66,7 @@ export function bidWhistTable(ctx: TableCtx): HTMLElement {
       playable: (c) => kitty.has(c),
       onClick: (c) => ctx.toggle(c),
       label: 'Your hand and the kitty: choose cards to discard',
+      reason: ready ? `You have chosen ${choose.count}: click a chosen card to put it back.` : null,
     });
   } else if (legalOf(ctx, 'deal').length) {
     text = 'the hand is over';

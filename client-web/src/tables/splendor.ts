@@ -58,7 +58,8 @@ export function splendorTable(ctx: TableCtx): HTMLElement {
     const bonus = card.bonus;
     const buy = buyMove(id);
     const reserve = reserves.find((m) => m.card === id);
-    return h('div', { class: `dev bonus-${bonus}`, 'data-testid': `dev-${id}`, 'data-card-id': id, title: `level ${card.level} ${GEM_NAME[bonus] ?? bonus} card` },
+    const why = ctx.myTurn && !buy ? ' — not affordable yet' : '';
+    return h('div', { class: `dev bonus-${bonus}`, 'data-testid': `dev-${id}`, 'data-card-id': id, title: `level ${card.level} ${GEM_NAME[bonus] ?? bonus} card${why}` },
       h('div', { class: 'dev-top' }, h('span', { class: 'points' }, card.points ? String(card.points) : ''), gem(bonus, '', 'bonus')),
       costEl(card.cost),
       ctx.myTurn ? h('div', { class: 'dev-actions' },
@@ -101,6 +102,9 @@ export function splendorTable(ctx: TableCtx): HTMLElement {
         onclick: () => { const gems = pick; state.drafts[pickKey(ctx)] = ''; ctx.send({ action: 'take', gems } as Move); } },
       pick.length ? h('span', null, 'Take ', pick.map((c) => gem(c, 1, 'small'))) : 'Take gems'),
       h('button', { type: 'button', 'data-testid': 'clear-gems', disabled: pick.length === 0, onclick: () => setPick([]) }, 'Clear'),
+      // Why "Take" is not enabled yet, where the player is looking.
+      takes.length && !pickLegal ? h('span', { class: 'small muted sel-note', 'data-testid': 'take-note' },
+        pick.length ? 'Not a take yet: three different colours, or two of one colour from a stack of 4 or more.' : 'Pick gems in the bank, or buy or reserve a card.') : null,
       legal.some((m) => m.action === 'pass') ? moveButton(ctx, 'Pass', { action: 'pass' }, 'pass') : null,
     ];
   }

@@ -12,19 +12,23 @@ import { actorOf, players, startRoom } from '../lib/rooms.mjs';
 
 const DEFAULT_VIEWPORT = { width: 1280, height: 900 };
 
-// Checks the actor's page at every viewport, adding what is wrong to `problems`
-// (a scenario reports every moment's problems together at its end).
+// Checks everyone's page at every viewport (the actor's prompt and buttons; everyone's
+// plates, table cards and hand: a seat that has played sees its own card at the bottom),
+// adding what is wrong to `problems` (a scenario reports every moment's problems together
+// at its end). The actor's page is kept as a screenshot per viewport.
 async function checkEveryViewport(env, people, label, problems) {
   const actor = await actorOf(people);
   if (!(await actor.myTurn())) throw new Error(`${label}: nobody is prompted`);
-  try {
-    for (const vp of VIEWPORTS) {
-      await resize(actor.page, vp);
-      for (const p of await layoutProblems(actor.page)) problems.push(`${label} at ${vp.width}×${vp.height}: ${p}`);
-      await saveAndCheckScreenshot(env.browser, actor.page, env.artifacts, `layout-${label}-${vp.name}`, { fullPage: false });
+  for (const person of people) {
+    try {
+      for (const vp of VIEWPORTS) {
+        await resize(person.page, vp);
+        for (const p of await layoutProblems(person.page)) problems.push(`${label}, ${person.name}'s page at ${vp.width}×${vp.height}: ${p}`);
+        if (person === actor) await saveAndCheckScreenshot(env.browser, actor.page, env.artifacts, `layout-${label}-${vp.name}`, { fullPage: false });
+      }
+    } finally {
+      await resize(person.page, DEFAULT_VIEWPORT);
     }
-  } finally {
-    await resize(actor.page, DEFAULT_VIEWPORT);
   }
   return actor;
 }
