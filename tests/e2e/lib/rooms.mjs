@@ -33,3 +33,17 @@ export async function actorOf(people) {
   const i = turns.indexOf(true);
   return i >= 0 ? people[i] : people[0];
 }
+
+// Everyone leaves the room on screen (confirming when the game is under way: a bot takes
+// the seat), so later scenarios are not refused for holding too many unfinished rooms.
+export async function leaveAll(people) {
+  for (const p of people) {
+    await p.page.getByTestId('leave').click();
+    const confirm = p.page.getByTestId('leave-confirm-yes');
+    const lobby = p.page.getByTestId('lobby');
+    // The game may end between reading its status and the click: wait for either outcome.
+    await Promise.race([confirm.waitFor(), lobby.waitFor()]);
+    if (await confirm.isVisible()) await confirm.click();
+    await lobby.waitFor();
+  }
+}

@@ -8,7 +8,7 @@ import { startProxy } from '../lib/proxy.mjs';
 import { bigTwoMove, playToEnd } from '../lib/play.mjs';
 import { saveAndCheckScreenshot } from '../lib/screenshot.mjs';
 import { assert } from '../lib/assert.mjs';
-import { players } from '../lib/rooms.mjs';
+import { leaveAll, players } from '../lib/rooms.mjs';
 
 // What frank's table lets him do right now, read in one go.
 async function controls(page) {
@@ -89,6 +89,7 @@ export const scenarios = [
         await alice.waitSeqAtLeast(seq + 1);
         await page.waitForFunction(() => (document.querySelector('[data-testid="move-error"]')?.textContent ?? '').trim() === '');
         assert.deepEqual(frank.errors, [], 'no page errors');
+        await leaveAll([alice, frank]);
       } finally {
         await frank.close();
       }

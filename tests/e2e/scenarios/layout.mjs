@@ -8,7 +8,7 @@ import { Player } from '../lib/player.mjs';
 import { bigTwoMove, playToEnd, trickMove } from '../lib/play.mjs';
 import { layoutProblems, resize, settle, VIEWPORTS } from '../lib/layout.mjs';
 import { saveAndCheckScreenshot } from '../lib/screenshot.mjs';
-import { actorOf, players, startRoom } from '../lib/rooms.mjs';
+import { actorOf, leaveAll, players, startRoom } from '../lib/rooms.mjs';
 
 const DEFAULT_VIEWPORT = { width: 1280, height: 900 };
 
@@ -60,6 +60,7 @@ export const scenarios = [
       await checkEveryViewport(env, people, 'spades-bidding', problems);
       await playUntil(people, trickMove, trickOf(3), 'spades');
       await checkEveryViewport(env, people, 'spades-trick', problems);
+      await leaveAll(people);
       report(problems);
     },
   },
@@ -75,6 +76,7 @@ export const scenarios = [
       await checkEveryViewport(env, people, 'bidwhist-trick', problems);
       const passedShown = await actor.page.locator('[data-testid="felt"] .seat', { hasText: 'passed' }).count();
       if (passedShown) problems.push(`${passedShown} seat plate(s) still say "passed" during the trick play`);
+      await leaveAll(people);
       report(problems);
     },
   },
@@ -88,6 +90,7 @@ export const scenarios = [
       await checkEveryViewport(env, people, 'bigtwo-lead', problems);
       await playToEnd(people, bigTwoMove, { label: 'big two', stopAfter: 1 });
       await checkEveryViewport(env, people, 'bigtwo-play', problems);
+      await leaveAll(people);
       report(problems);
     },
   },
@@ -100,6 +103,7 @@ export const scenarios = [
       const problems = [];
       await playUntil(people, trickMove, trickOf(4), 'agram');
       await checkEveryViewport(env, people, 'agram-five', problems);
+      await leaveAll(people);
       report(problems);
     },
   },
@@ -111,6 +115,7 @@ export const scenarios = [
       await startRoom(env, 'splendor', people, { seed: 2 });
       const problems = [];
       await checkEveryViewport(env, people, 'splendor', problems);
+      await leaveAll(people);
       report(problems);
     },
   },
