@@ -60,7 +60,9 @@ function header(id: string, r: RoomData, me: number | null): HTMLElement {
       info.status === 'waiting' && me !== null
         ? h('button', { type: 'button', class: 'primary', 'data-testid': 'start', disabled: !canStart || locked(r), onclick: () => void startGame(id), title: full ? null : 'Every seat must be filled' }, 'Start')
         : null,
-      h('button', { type: 'button', 'data-testid': 'leave', onclick: () => askToLeave(id, r, me) }, me === null ? 'Stop watching' : 'Leave'),
+      // Offline a leave could not be sent, and the page would move on as if it had been.
+      h('button', { type: 'button', 'data-testid': 'leave', disabled: state.status !== 'connected', title: state.status !== 'connected' ? 'Not connected' : null,
+        onclick: () => askToLeave(id, r, me) }, me === null ? 'Stop watching' : 'Leave'),
       h('button', { type: 'button', 'data-testid': 'to-lobby', onclick: () => go({ page: 'lobby' }) }, 'Lobby')));
 }
 

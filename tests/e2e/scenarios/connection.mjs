@@ -17,6 +17,7 @@ async function controls(page) {
     play: document.querySelector('[data-testid="play"]')?.disabled ?? null,
     pass: document.querySelector('[data-testid="pass"]')?.disabled ?? null,
     chat: document.querySelector('[data-testid="chat-send"]')?.disabled ?? null,
+    leave: document.querySelector('[data-testid="leave"]')?.disabled ?? null,
     timer: document.querySelector('[data-testid="turn-timer"]')?.textContent ?? null,
   }));
 }
@@ -58,6 +59,7 @@ export const scenarios = [
         assert.equal(off.play, true, 'Play is disabled');
         assert.equal(off.pass, true, 'Pass is disabled');
         assert.equal(off.chat, true, 'chat Send is disabled');
+        assert.equal(off.leave, true, 'Leave is disabled');
         assert.doesNotMatch(off.timer ?? '', /\d:\d\d/, `no countdown while offline (${off.timer})`);
         await saveAndCheckScreenshot(env.browser, page, env.artifacts, 'connection-offline', { fullPage: false });
 
