@@ -2,7 +2,7 @@
 
 import { Message, Move, RoomInfo, ServerError, StatePush, GameInfo, JsonObject, Replay, field, readReplay, str } from './protocol';
 import { Socket, Status, identity } from './socket';
-import { changed, ReplayData, room, RoomData, state } from './state';
+import { changed, locked, ReplayData, room, RoomData, state } from './state';
 
 let socket: Socket | null = null;
 let lobbyTimer = 0;
@@ -24,8 +24,14 @@ export function connect(): void {
     onWelcome(player) {
       state.player = player;
       state.epoch += 1;
-      // Requests lost with the old connection are no longer worth a warning.
-      for (const r of state.rooms.values()) if (r.errorCode === 'disconnected') { r.error = null; r.errorCode = null; r.busy = false; }
+      // Requests lost with the old connection are no longer worth a warning, except a move,
+      // which is sent again (see deliverMove).
+      for (const [id, r] of state.rooms) {
+        if (r.errorCode === 'disconnected') { r.error = null; r.errorCode = null; r.busy = false; }
+        const pending = r.pendingMove;
+        r.pendingMove = null;
+        if (pending) void deliverMove(id, pending);
+      }
       void refreshGames();
       // The resume pushes (a room and a state for every room we sit in) come right after
       // welcome, so once list_rooms answers we know whether the linked room is ours.
@@ -46,6 +52,11 @@ export function connect(): void {
 
 export function connected(): boolean {
   return socket?.connected ?? false;
+}
+
+// The user asked not to wait for the next retry.
+export function reconnectNow(): void {
+  socket?.retryNow();
 }
 
 function req(msg: Message): Promise<Message> {
@@ -142,13 +153,13 @@ function fail(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-// Runs a lobby request, reporting a refusal in the lobby banner.
-async function lobbyCall<T>(fn: () => Promise<T>): Promise<T | null> {
-  state.lobbyError = null;
+// Runs a lobby request, reporting a refusal in the lobby banner (or the create form's line).
+async function lobbyCall<T>(fn: () => Promise<T>, where: 'lobbyError' | 'createError' = 'lobbyError'): Promise<T | null> {
+  state[where] = null;
   try {
     return await fn();
   } catch (err) {
-    state.lobbyError = fail(err);
+    state[where] = fail(err);
     changed();
     return null;
   }
@@ -184,7 +195,7 @@ export function setName(name: string): void {
 }
 
 export async function createRoom(kind: string, seats: number, options: JsonObject): Promise<void> {
-  const reply = await lobbyCall(() => req({ type: 'create_room', kind, seats, options }));
+  const reply = await lobbyCall(() => req({ type: 'create_room', kind, seats, options }), 'createError');
   if (reply && typeof reply.room === 'string') {
     const r = room(reply.room);
     r.watching = false;
@@ -259,11 +270,24 @@ export async function sendChat(id: string, text: string): Promise<boolean> {
 // Sends a move for the state this client is looking at (stale ones are refused).
 export async function sendMove(id: string, move: Move): Promise<boolean> {
   const r = room(id);
-  if (r.busy) return false;
+  if (locked(r)) return false;
   const msg: Message = { type: 'move', room: id, move };
   if (r.state) msg.seq = r.state.seq;
+  return deliverMove(id, msg);
+}
+
+async function deliverMove(id: string, msg: Message): Promise<boolean> {
+  const r = room(id);
   const reply = await roomCall(id, msg);
   if (reply) r.selected = [];
+  if (!reply && r.errorCode === 'disconnected') {
+    // The connection dropped before the reply: the move may or may not have arrived. It is
+    // sent again after the next welcome with the same seq, so it is played at most once
+    // (a copy of a move already played is refused as stale_state, settled below).
+    r.pendingMove = msg;
+    r.error = 'The connection dropped before the server answered: your move will be sent again as soon as it is back.';
+    changed();
+  }
   // stale_state: the newer state may already be on screen, in which case it is resolved.
   if (!reply && r.errorCode === 'stale_state' && r.state && typeof msg.seq === 'number' && r.state.seq > msg.seq) {
     r.error = null;
@@ -309,6 +333,7 @@ export function go(route: typeof state.route): void {
 export function onRoute(): void {
   state.route = parseRoute(location.hash);
   state.lobbyError = null;
+  state.createError = null;
   if (state.route.page === 'room' && connected()) void ensureInRoom(state.route.id);
   if (state.route.page === 'replay') void loadReplay(state.route.id, state.route.seat, state.route.game);
   if (state.route.page === 'lobby') void refreshRooms();

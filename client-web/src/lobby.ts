@@ -6,6 +6,8 @@ import type { GameInfo, Json, JsonObject, OptionSchema, RoomInfo } from './proto
 import { h } from './render';
 import { changed, gameName, state } from './state';
 import { identity } from './socket';
+import { readable } from './notation';
+import { openRules } from './rules';
 
 export function nameForm(): HTMLElement {
   const renaming = state.drafts.editingName === '1';
@@ -36,7 +38,7 @@ export function nameForm(): HTMLElement {
 
 export function lobbyView(): HTMLElement {
   return h('main', { class: 'lobby', 'data-testid': 'lobby' },
-    state.lobbyError ? h('div', { class: 'banner error', role: 'alert', 'data-testid': 'lobby-error' }, state.lobbyError) : null,
+    state.lobbyError ? h('div', { class: 'banner error', role: 'alert', 'data-testid': 'lobby-error' }, readable(state.lobbyError)) : null,
     h('div', { class: 'lobby-grid' },
       h('div', { class: 'lobby-main' }, myRooms(), openRooms()),
       h('div', { class: 'lobby-side' }, createForm(), gameList())));
@@ -115,7 +117,12 @@ function optionField(game: GameInfo, name: string, spec: OptionSchema): HTMLElem
     control = h('select', { id, 'data-testid': id, onchange: store },
       spec.choices.map((c) => h('option', { value: c.value, selected: c.value === current }, c.value.replace(/_/g, ' ') + (c.value === spec.default ? ' (default)' : ''))));
   } else if (spec.type === 'boolean') {
-    control = h('input', { id, 'data-testid': id, type: 'checkbox', checked: current === 'true', onchange: store });
+    // A checkbox sits before its label on one line, like every other yes/no choice.
+    return h('div', { class: 'field' },
+      h('div', { class: 'check-row' },
+        h('input', { id, 'data-testid': id, type: 'checkbox', checked: current === 'true', onchange: store }),
+        h('label', { for: id }, name.replace(/_/g, ' '), spec.variant ? h('span', { class: 'tag' }, 'variant') : null)),
+      spec.description ? h('div', { class: 'help' }, spec.description) : null);
   } else {
     control = h('input', { id, 'data-testid': id, type: 'number', min: spec.min ?? null, max: spec.max ?? null, value: current, oninput: store });
   }
@@ -162,7 +169,7 @@ function createForm(): HTMLElement {
     const chosen = Number.parseInt(state.drafts[seatKey] ?? String(seats), 10);
     void createRoom(game.kind, chosen, collectOptions(game));
   };
-  return h('form', { class: 'panel create', 'data-testid': 'create-form', onsubmit: submit },
+  return h('form', { class: 'panel create', 'data-testid': 'create-form', 'data-kind': game.kind, onsubmit: submit },
     h('h2', null, 'New table'),
     h('div', { class: 'field' },
       h('label', { for: 'create-kind' }, 'Game'),
@@ -175,7 +182,7 @@ function createForm(): HTMLElement {
     Object.entries(game.options ?? {}).map(([name, spec]) => optionField(game, name, spec)),
     h('details', { class: 'advanced', open: state.drafts.tableOpen === '1', ontoggle: (e: Event) => { state.drafts.tableOpen = (e.target as HTMLDetailsElement).open ? '1' : ''; } },
       h('summary', null, 'Table settings'),
-      h('div', { class: 'field inline' },
+      h('div', { class: 'field check-row' },
         h('input', { id: 'room-private', 'data-testid': 'room-private', type: 'checkbox', checked: state.drafts['room:private'] === 'true',
           onchange: (e: Event) => { state.drafts['room:private'] = String((e.target as HTMLInputElement).checked); } }),
         h('label', { for: 'room-private' }, 'Private: not listed in the lobby, join by link')),
@@ -198,7 +205,9 @@ function createForm(): HTMLElement {
         h('label', { for: 'create-seed' }, 'Seed (servers started with --dev only)'),
         h('input', { id: 'create-seed', 'data-testid': 'create-seed', type: 'number', value: state.drafts.seed ?? '',
           oninput: (e: Event) => { state.drafts.seed = (e.target as HTMLInputElement).value; } }))),
-    h('button', { type: 'submit', class: 'primary', 'data-testid': 'create-room' }, `Create ${gameName(game.kind)} table`));
+    h('button', { type: 'submit', class: 'primary', 'data-testid': 'create-room' }, `Create ${gameName(game.kind)} table`),
+    // A refusal shows where the user just clicked, not at the top of the page.
+    state.createError ? h('p', { class: 'error', role: 'alert', 'data-testid': 'create-error' }, readable(state.createError)) : null);
 }
 
 function gameList(): HTMLElement {
@@ -213,5 +222,5 @@ function gameList(): HTMLElement {
           spec.type === 'choice' ? (spec.choices ?? []).map((c) => c.value).join(' / ') : spec.type === 'integer' ? `${spec.min}–${spec.max}` : spec.type,
           spec.default !== undefined ? h('span', { class: 'muted' }, ` (default ${String(spec.default)})`) : null)))
         : null,
-      g.rules ? h('a', { href: g.rules, target: '_blank', rel: 'noopener', class: 'small' }, 'rules') : null))));
+      h('button', { type: 'button', class: 'link small', 'data-testid': `rules-${g.kind}`, onclick: () => openRules(g.kind) }, 'How to play')))));
 }

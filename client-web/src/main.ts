@@ -2,14 +2,16 @@
 // routing between the lobby and a room, and the render loop.
 
 import './style.css';
-import { connect, go, onRoute } from './api';
+import { connect, go, onRoute, reconnectNow } from './api';
 import { lobbyView, nameForm } from './lobby';
-import { h, renderLoop } from './render';
+import { focusOpenDialog, h, renderLoop } from './render';
 import { roomView } from './room';
 import { replayKeys, replayView } from './replay';
 import { identity } from './socket';
 import { changed, onChange, state } from './state';
 import { formatLeft } from './tables/common';
+import { fitPlayArea } from './fit';
+import { rulesKeys, rulesSheet } from './rules';
 
 function statusBadge(): HTMLElement {
   const s = state.status;
@@ -18,6 +20,16 @@ function statusBadge(): HTMLElement {
       : s === 'connecting' ? 'connecting…' : 'offline';
   return h('span', { class: `conn conn-${s}`, 'data-testid': 'conn-status', 'data-status': s, role: 'status', 'aria-live': 'polite' },
     h('span', { class: 'dot', 'aria-hidden': 'true' }), text);
+}
+
+// While the socket is down, every page says so at the top of the screen, with what
+// that means: nothing can be sent until it is back.
+function offlineBanner(): HTMLElement | null {
+  if (state.status !== 'reconnecting') return null;
+  const wait = state.retryInMs ? ` Trying again in ${Math.ceil(state.retryInMs / 1000)} s.` : ' Trying again…';
+  return h('div', { class: 'offline-banner', role: 'alert', 'data-testid': 'offline-banner' },
+    h('strong', null, 'Connection lost.'), ` Moves, chat and table buttons are paused until it is back.${wait}`,
+    h('button', { type: 'button', 'data-testid': 'reconnect-now', onclick: () => reconnectNow() }, 'Reconnect now'));
 }
 
 // The tab title says when it is your turn in the open room.
@@ -40,6 +52,8 @@ function shell(): HTMLElement {
     : (!hasName && !identity.token()) || state.drafts.editingName === '1' ? h('main', { class: 'lobby' }, nameForm())
       : route.page === 'room' ? roomView(route.id) : lobbyView();
   return h('div', { class: 'app' },
+    offlineBanner(),
+    rulesSheet(),
     h('header', { class: 'topbar' },
       h('a', { class: 'brand', href: '#/', onclick: (e: Event) => { e.preventDefault(); go({ page: 'lobby' }); } }, h('span', { 'aria-hidden': 'true' }, '♠♥'), ' Parlor'),
       h('div', { class: 'topbar-right' },
@@ -50,7 +64,8 @@ function shell(): HTMLElement {
 }
 
 const root = document.getElementById('app')!;
-const draw = renderLoop(root, shell);
+const draw = renderLoop(root, shell, () => { fitPlayArea(); focusOpenDialog(root); });
+window.addEventListener('resize', fitPlayArea);
 state.name = identity.name();
 
 // A token means we already have an identity: connect at once and resume. A new
@@ -71,4 +86,5 @@ setInterval(() => {
 }, 1000);
 window.addEventListener('hashchange', onRoute);
 window.addEventListener('keydown', replayKeys);
+window.addEventListener('keydown', rulesKeys);
 onRoute();

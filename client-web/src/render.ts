@@ -90,6 +90,14 @@ export function patch(root: HTMLElement, view: () => HTMLElement): void {
   }
 }
 
+// A dialog that has just opened takes the focus (its first button, or the one marked
+// data-autofocus), so keyboard users land in it; focus already inside stays put.
+export function focusOpenDialog(root: HTMLElement): void {
+  const dialog = root.querySelector<HTMLElement>('[role="dialog"], [role="alertdialog"]');
+  if (!dialog || dialog.contains(document.activeElement)) return;
+  dialog.querySelector<HTMLElement>('[data-autofocus], button')?.focus({ preventScroll: true });
+}
+
 // A press held longer than this no longer holds rendering back.
 const MAX_PRESS_MS = 1500;
 
@@ -99,7 +107,7 @@ const MAX_PRESS_MS = 1500;
 // before the release would swallow the click, since a click needs its press and
 // release on the same element — a push arriving mid-click would lose the user's
 // move or button press.
-export function renderLoop(root: HTMLElement, view: () => HTMLElement): () => void {
+export function renderLoop(root: HTMLElement, view: () => HTMLElement, afterRender: () => void = () => {}): () => void {
   let queued = false;
   let pressedSince: number | null = null;
   let heldBack: number | undefined; // the timer that renders if the press outlasts MAX_PRESS_MS
@@ -129,6 +137,7 @@ export function renderLoop(root: HTMLElement, view: () => HTMLElement): () => vo
     heldBack = undefined;
     queued = false;
     patch(root, view);
+    afterRender();
   };
   root.addEventListener('pointerdown', () => { pressedSince = performance.now(); }, true);
   const release = () => {

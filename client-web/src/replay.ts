@@ -2,11 +2,12 @@
 // the game's own table module from the view that seat (or a spectator) had then,
 // read-only. Once the game is over, "Reveal" shows every hand at the deal.
 
-import { cardEl, short, sortBigTwo, sortBySuit } from './cards';
+import { cardEl, sortBigTwo, sortBySuit } from './cards';
+import { describeMove } from './notation';
 import { go, loadReplay, replayData, replayStep } from './api';
 import { describeEvent } from './events';
-import type { JsonObject, Move, Replay, RoomInfo, SeatInfo, StatePush } from './protocol';
-import { arr, field, num, str, strs } from './protocol';
+import type { JsonObject, Replay, RoomInfo, SeatInfo, StatePush } from './protocol';
+import { arr, field, num, strs } from './protocol';
 import { h } from './render';
 import { TABLES, genericTable } from './room';
 import { changed, gameName, ReplayData, RoomData, state } from './state';
@@ -117,7 +118,7 @@ function stepPanel(data: Replay, r: RoomData, at: number): HTMLElement {
   const lines = step.events.map((e) => describeEvent(r, e)).filter((x) => x !== '');
   return h('section', { class: 'panel' },
     h('h2', null, at === 0 ? 'The deal' : `Move ${at}`, who ? h('span', { class: 'muted small' }, ` · ${who}`) : null),
-    step.move ? h('p', { class: 'small', 'data-testid': 'replay-move' }, 'Your move: ', h('code', null, describeMove(step.move))) : null,
+    step.move ? h('p', { class: 'small', 'data-testid': 'replay-move' }, 'Your move: ', h('strong', null, describeMove(step.move))) : null,
     h('ol', { class: 'log', 'data-testid': 'replay-events' },
       lines.length ? lines.map((l) => h('li', null, l)) : h('li', { class: 'muted' }, at === 0 ? 'Cards dealt.' : 'No public event.')));
 }
@@ -188,7 +189,7 @@ function revealPanel(data: Replay, r: RoomData): HTMLElement {
     h('h2', null, data.kind === 'splendor' ? 'The deal, revealed' : 'Every hand at the deal'),
     sections.length ? sections : h('p', { class: 'muted' }, 'No hidden cards in this game.'),
     moves.length ? h('details', null, h('summary', null, `Every move (${moves.length})`),
-      h('ol', { class: 'log small', 'data-testid': 'reveal-moves' }, moves.map((m) => h('li', null, `${name(num(m.seat))}: `, h('code', null, describeMove(m.move)))))) : null);
+      h('ol', { class: 'log small', 'data-testid': 'reveal-moves' }, moves.map((m) => h('li', null, `${name(num(m.seat))}: `, describeMove(m.move))))) : null);
 }
 
 function isCardList(v: unknown): boolean {
@@ -211,19 +212,6 @@ function perSeatCards(initial: JsonObject): string[][] {
   return [];
 }
 
-export function describeMove(m: Move | null | undefined): string {
-  if (!m || typeof m !== 'object') return '';
-  const action = str(m.action, 'move');
-  const parts: string[] = [action];
-  for (const [k, v] of Object.entries(m)) {
-    if (k === 'action') continue;
-    if (isCardList(v)) parts.push((v as string[]).map(short).join(' '));
-    else if (typeof v === 'string' && CARD.test(v)) parts.push(short(v));
-    else parts.push(`${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
-  }
-  return parts.join(' ');
-}
-
 // A stand-in room for the table modules: the seats' names from the live room when this
 // client knows it (or the lobby list), else "Seat N"; the log is every event so far.
 function replayRoom(id: string, data: Replay, at: number): RoomData {
@@ -242,7 +230,7 @@ function replayRoom(id: string, data: Replay, at: number): RoomData {
   };
   const log: RoomData['log'] = [];
   for (let i = 0; i <= at; i++) for (const e of data.steps[i].events) log.push({ seq: data.steps[i].seq, event: e });
-  return { info, state: null, chat: [], log, result: null, error: null, errorCode: null, errorSerial: 0, selected: [], watching: true, busy: false, epoch: -1 };
+  return { info, state: null, chat: [], log, result: null, error: null, errorCode: null, errorSerial: 0, selected: [], watching: true, busy: false, pendingMove: null, epoch: -1 };
 }
 
 // Left/Right step, Home/End jump, while a replay is open (not while typing or on a slider).

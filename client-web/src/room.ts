@@ -5,14 +5,16 @@ import { addBot, go, joinRoom, leaveRoom, replayKey, sendChat, startGame, watchR
 import type { Move } from './protocol';
 import { arr, field, num } from './protocol';
 import { h } from './render';
-import { changed, gameName, mySeat, room, RoomData, state } from './state';
-import { TableCtx, makeCtx, legalOf, moveButton, promptBar, felt, errorLine } from './tables/common';
+import { changed, gameName, locked, mySeat, room, RoomData, seatName, state } from './state';
+import { readable } from './notation';
+import { TableCtx, makeCtx, legalOf, moveButton, promptBar, felt, errorLine, playArea } from './tables/common';
 import { bigTwoTable } from './tables/bigtwo';
 import { spadesTable } from './tables/spades';
 import { bidWhistTable } from './tables/bidwhist';
 import { agramTable } from './tables/agram';
 import { splendorTable } from './tables/splendor';
 import { describeEvent } from './events';
+import { openRules } from './rules';
 
 export const TABLES: Record<string, (ctx: TableCtx) => HTMLElement> = {
   bigtwo: bigTwoTable,
@@ -28,12 +30,13 @@ export function roomView(id: string): HTMLElement {
   if (!info) {
     return h('main', { class: 'room', 'data-testid': 'room-loading' },
       h('section', { class: 'panel' }, h('h2', null, 'Table ', h('code', null, id)),
-        r.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'move-error' }, r.error) : h('p', { class: 'muted' }, 'Opening the table…'),
+        r.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'move-error' }, readable(r.error)) : h('p', { class: 'muted' }, 'Opening the table…'),
         h('button', { type: 'button', onclick: () => go({ page: 'lobby' }) }, 'Back to the lobby')));
   }
   const me = mySeat(r);
   return h('main', { class: `room kind-${info.kind}`, 'data-testid': 'room', 'data-room': id, 'data-kind': info.kind, 'data-status': info.status, 'data-seat': me ?? 'spectator', 'data-seq': r.state?.seq ?? -1 },
     header(id, r, me),
+    state.drafts[leaveKey(id)] === '1' ? leaveDialog(id) : null,
     h('div', { class: 'room-grid' },
       h('div', { class: 'table-col' }, tableArea(id, r, me)),
       h('aside', { class: 'side-col' }, seatsPanel(id, r, me), logPanel(r), chatPanel(id, r))));
@@ -52,12 +55,41 @@ function header(id: string, r: RoomData, me: number | null): HTMLElement {
       info.spectators ? h('span', { class: 'muted small' }, `${info.spectators} watching`) : null),
     h('div', { class: 'room-tools' },
       h('input', { class: 'share', readonly: true, value: link, 'aria-label': 'Link to this table', 'data-testid': 'share-link', onfocus: (e: Event) => (e.target as HTMLInputElement).select() }),
+      h('button', { type: 'button', 'data-testid': 'rules', onclick: () => openRules(info.kind, info.options) }, 'Rules'),
       h('button', { type: 'button', 'data-testid': 'copy-link', onclick: () => { void navigator.clipboard?.writeText(link); } }, 'Copy link'),
       info.status === 'waiting' && me !== null
-        ? h('button', { type: 'button', class: 'primary', 'data-testid': 'start', disabled: !canStart || r.busy, onclick: () => void startGame(id), title: full ? null : 'Every seat must be filled' }, 'Start')
+        ? h('button', { type: 'button', class: 'primary', 'data-testid': 'start', disabled: !canStart || locked(r), onclick: () => void startGame(id), title: full ? null : 'Every seat must be filled' }, 'Start')
         : null,
-      h('button', { type: 'button', 'data-testid': 'leave', onclick: () => void leaveRoom(id) }, me === null ? 'Stop watching' : 'Leave'),
+      // Offline a leave could not be sent, and the page would move on as if it had been.
+      h('button', { type: 'button', 'data-testid': 'leave', disabled: state.status !== 'connected', title: state.status !== 'connected' ? 'Not connected' : null,
+        onclick: () => askToLeave(id, r, me) }, me === null ? 'Stop watching' : 'Leave'),
       h('button', { type: 'button', 'data-testid': 'to-lobby', onclick: () => go({ page: 'lobby' }) }, 'Lobby')));
+}
+
+function leaveKey(id: string): string {
+  return `leave:${id}`;
+}
+
+// Leaving a game under way cannot be undone (a bot takes the seat for good), so it is asked first.
+function askToLeave(id: string, r: RoomData, me: number | null): void {
+  if (me === null || r.info?.status !== 'playing') {
+    void leaveRoom(id);
+    return;
+  }
+  state.drafts[leaveKey(id)] = '1';
+  changed();
+}
+
+function leaveDialog(id: string): HTMLElement {
+  const close = () => { state.drafts[leaveKey(id)] = ''; changed(); };
+  return h('div', { class: 'modal-backdrop', onclick: (e: Event) => { if (e.target === e.currentTarget) close(); } },
+    h('div', { class: 'panel modal', role: 'alertdialog', 'aria-modal': 'true', 'aria-labelledby': 'leave-title', 'aria-describedby': 'leave-text', 'data-testid': 'leave-confirm',
+      onkeydown: (e: Event) => { if ((e as KeyboardEvent).key === 'Escape') close(); } },
+    h('h2', { id: 'leave-title' }, 'Leave this game?'),
+    h('p', { id: 'leave-text' }, 'The game goes on without you: a bot takes over your seat and plays it to the end. You cannot come back to this seat.'),
+    h('div', { class: 'row' },
+      h('button', { type: 'button', class: 'primary', 'data-testid': 'leave-cancel', 'data-autofocus': 'true', onclick: close }, 'Stay'),
+      h('button', { type: 'button', 'data-testid': 'leave-confirm-yes', onclick: () => { close(); void leaveRoom(id); } }, 'Leave and let a bot play'))));
 }
 
 function tableArea(id: string, r: RoomData, me: number | null): HTMLElement {
@@ -67,7 +99,7 @@ function tableArea(id: string, r: RoomData, me: number | null): HTMLElement {
     return h('section', { class: 'panel waiting', 'data-testid': 'waiting' },
       h('h2', null, 'Waiting for players'),
       h('p', null, `${filled} of ${info.seats.length} seats taken.`, me !== null && filled === info.seats.length ? ' Press Start to deal.' : ''),
-      r.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'move-error' }, r.error) : null);
+      r.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'move-error' }, readable(r.error, (s) => seatName(r, s))) : null);
   }
   const ctx = makeCtx(id, r, info, r.state, me);
   const table = (TABLES[info.kind] ?? genericTable)(ctx);
@@ -78,8 +110,8 @@ function tableArea(id: string, r: RoomData, me: number | null): HTMLElement {
 export function genericTable(ctx: TableCtx): HTMLElement {
   const moves = legalOf(ctx);
   return h('div', { class: 'table generic', 'data-testid': 'table' },
-    felt(ctx, () => ({}), h('pre', { class: 'small' }, JSON.stringify(ctx.view, null, 1).slice(0, 1500))),
-    promptBar(ctx, 'choose a move', moves.slice(0, 60).map((m: Move, i) => moveButton(ctx, JSON.stringify(m), m, `move-${i}`))));
+    playArea(felt(ctx, () => ({}), h('pre', { class: 'small' }, JSON.stringify(ctx.view, null, 1).slice(0, 1500))),
+      promptBar(ctx, 'choose a move', moves.slice(0, 60).map((m: Move, i) => moveButton(ctx, JSON.stringify(m), m, `move-${i}`))), null));
 }
 
 function resultPanel(id: string, r: RoomData, ctx: TableCtx): HTMLElement | null {
@@ -98,7 +130,7 @@ function resultPanel(id: string, r: RoomData, ctx: TableCtx): HTMLElement | null
       h('span', null, ctx.name(seat)), h('strong', null, String(num(scores[seat]))), winners.includes(seat) ? h('span', { class: 'tag badge' }, 'winner') : ''))) : null,
     h('div', { class: 'row' },
       me !== null && info.status === 'finished'
-        ? h('button', { type: 'button', class: 'primary', 'data-testid': 'play-again', disabled: r.busy, onclick: () => void startGame(id) }, 'Play again')
+        ? h('button', { type: 'button', class: 'primary', 'data-testid': 'play-again', disabled: locked(r), onclick: () => void startGame(id) }, 'Play again')
         : null,
       // Step through the game just finished, as this seat saw it (spectators: the public view).
       info.status === 'finished'
@@ -116,9 +148,9 @@ function seatsPanel(id: string, r: RoomData, me: number | null): HTMLElement {
       s ? h('span', null, s.name, s.bot ? h('span', { class: 'tag' }, 'bot') : null, seat === me ? h('span', { class: 'tag' }, 'you') : null, s.connected ? '' : h('span', { class: 'warn small' }, ' disconnected'))
         : h('span', { class: 'muted' }, `Seat ${seat + 1}: open`),
       !s && me === null && info.status === 'waiting'
-        ? h('button', { type: 'button', class: 'primary small-btn', 'data-testid': `sit-${seat}`, disabled: r.busy, onclick: () => void joinRoom(id, seat) }, 'Sit here') : null,
+        ? h('button', { type: 'button', class: 'primary small-btn', 'data-testid': `sit-${seat}`, disabled: locked(r), onclick: () => void joinRoom(id, seat) }, 'Sit here') : null,
       !s && me !== null && info.status === 'waiting'
-        ? h('button', { type: 'button', class: 'small-btn', 'data-testid': `add-bot-${seat}`, disabled: r.busy, onclick: () => void addBot(id, seat) }, 'Add bot') : null))),
+        ? h('button', { type: 'button', class: 'small-btn', 'data-testid': `add-bot-${seat}`, disabled: locked(r), onclick: () => void addBot(id, seat) }, 'Add bot') : null))),
     me === null && !r.watching ? h('button', { type: 'button', 'data-testid': 'watch', onclick: () => void watchRoom(id) }, 'Watch') : null,
     me === null && info.status !== 'waiting' ? h('p', { class: 'muted small' }, 'You are watching this game.') : null);
 }
@@ -145,5 +177,5 @@ function chatPanel(id: string, r: RoomData): HTMLElement {
       h('label', { class: 'sr-only', for: 'chat-input' }, 'Message'),
       h('input', { id: 'chat-input', 'data-testid': 'chat-input', maxlength: 500, autocomplete: 'off', placeholder: 'Say something',
         value: state.drafts[key] ?? '', oninput: (e: Event) => { state.drafts[key] = (e.target as HTMLInputElement).value; } }),
-      h('button', { type: 'submit', 'data-testid': 'chat-send' }, 'Send')));
+      h('button', { type: 'submit', 'data-testid': 'chat-send', disabled: state.status !== 'connected', title: state.status !== 'connected' ? 'Not connected' : null }, 'Send')));
 }

@@ -197,8 +197,8 @@ export class Socket {
     this.retryTimer = window.setTimeout(() => this.open(), delay);
   }
 
-  // Skips the remaining backoff when the browser says the network is back.
-  private retryNow(): void {
+  // Skips the remaining backoff (the browser says the network is back, or the user asked).
+  retryNow(): void {
     if (this.wanted && !this.ws && this.status === 'reconnecting') this.open();
   }
 

@@ -1,7 +1,7 @@
 // The client's single store. Socket pushes and user actions mutate it through
 // the functions below; every mutation schedules one re-render.
 
-import type { ChatLine, GameInfo, GameResult, JsonObject, Replay, RoomInfo, StatePush } from './protocol';
+import type { ChatLine, GameInfo, GameResult, JsonObject, Message, Replay, RoomInfo, StatePush } from './protocol';
 import type { Status } from './socket';
 
 export type Route = { page: 'lobby' } | { page: 'room'; id: string }
@@ -37,6 +37,8 @@ export interface RoomData {
   // Whether we asked to watch (we may not be seated).
   watching: boolean;
   busy: boolean;
+  // A move whose reply was lost with the connection: sent again after the next welcome.
+  pendingMove: Message | null;
   // The connection (state.epoch) on which the last room push arrived.
   epoch: number;
 }
@@ -53,6 +55,10 @@ export interface AppState {
   rooms: Map<string, RoomData>;
   route: Route;
   lobbyError: string | null;
+  // The rules sheet on screen: which game, and the table's options (variants are marked).
+  rules: { kind: string; options: JsonObject | null } | null;
+  // Why the server refused to create a table (shown by the create form).
+  createError: string | null;
   // Form state survives re-renders.
   drafts: Record<string, string>;
   createKind: string;
@@ -73,6 +79,8 @@ export const state: AppState = {
   rooms: new Map(),
   route: { page: 'lobby' },
   lobbyError: null,
+  createError: null,
+  rules: null,
   drafts: {},
   createKind: '',
   epoch: 0,
@@ -93,10 +101,17 @@ export function room(id: string): RoomData {
   let r = state.rooms.get(id);
   if (!r) {
     r = { info: null, state: null, chat: [], log: [], result: null, error: null, errorCode: null, errorSerial: 0,
-      selected: [], watching: false, busy: false, epoch: -1 };
+      selected: [], watching: false, busy: false, pendingMove: null, epoch: -1 };
     state.rooms.set(id, r);
   }
   return r;
+}
+
+// Whether requests from this room's controls must wait: one is in flight, or the
+// socket is down (controls are disabled then, rather than taking clicks that
+// cannot be sent).
+export function locked(r: RoomData): boolean {
+  return r.busy || state.status !== 'connected';
 }
 
 export function gameName(kind: string): string {

@@ -18,6 +18,9 @@ import { startServer } from './lib/server.mjs';
 import { scenarios as bigTwoScenarios } from './scenarios/bigtwo.mjs';
 import { scenarios as tableScenarios } from './scenarios/tables.mjs';
 import { scenarios as replayScenarios } from './scenarios/replay.mjs';
+import { scenarios as layoutScenarios } from './scenarios/layout.mjs';
+import { scenarios as detailScenarios } from './scenarios/details.mjs';
+import { scenarios as connectionScenarios } from './scenarios/connection.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CHROMIUM = process.env.PARLOR_CHROMIUM ?? '/usr/bin/chromium';
@@ -25,7 +28,7 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-ne
   '--disable-sync', '--disable-quic', '--no-first-run', '--disable-dev-shm-usage'];
 
 function parseArgs(argv) {
-  const out = { server: null, static: null, artifacts: path.join(here, 'artifacts'), only: null, timeout: 600, headed: false, verbose: false };
+  const out = { server: null, static: null, artifacts: path.join(here, 'artifacts'), only: null, timeout: 840, headed: false, verbose: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => { if (i + 1 >= argv.length) usage(`${a} needs a value`); return argv[++i]; };
@@ -76,7 +79,7 @@ process.on('SIGINT', async () => { await cleanup(); process.exit(130); });
 process.on('SIGTERM', async () => { await cleanup(); process.exit(143); });
 
 const only = opts.only ? new RegExp(opts.only, 'i') : null;
-const all = [...bigTwoScenarios, ...tableScenarios, ...replayScenarios].filter((s) => !only || only.test(s.name));
+const all = [...bigTwoScenarios, ...tableScenarios, ...replayScenarios, ...layoutScenarios, ...detailScenarios, ...connectionScenarios].filter((s) => !only || only.test(s.name));
 let passed = 0, failed = 0;
 const started = Date.now();
 try {

@@ -4,7 +4,7 @@
 import { sortBySuit } from '../cards';
 import { arr, num, strs } from '../protocol';
 import { h } from '../render';
-import { felt, legalOf, moveButton, playsOf, promptBar, scoreTable, TableCtx } from './common';
+import { felt, legalOf, moveButton, playArea, playsOf, promptBar, scoreTable, TableCtx } from './common';
 import { handCounts } from './bigtwo';
 import { lastTrickNote, playHand, trickCentre } from './tricks';
 
@@ -30,13 +30,13 @@ export function agramTable(ctx: TableCtx): HTMLElement {
     controls.push(moveButton(ctx, 'Deal again', { action: 'deal' }, 'deal', { primary: true }));
   }
   return h('div', { class: 'table agram', 'data-testid': 'table', 'data-game': 'agram' },
-    felt(ctx, (seat) => ({
+    playArea(felt(ctx, (seat) => ({
       count: counts[seat] ?? null,
       badge: seat === dealer ? 'dealer' : null,
       lines: [typeof points[seat] === 'number' ? h('span', null, `${points[seat] as number} pt`) : null, tricks.length ? h('span', null, `${num(tricks[seat])} tricks`) : null],
     }), trickCentre(ctx), info),
-    playHand(ctx, sortBySuit(strs(v.hand), null, '3456789TA')),
     promptBar(ctx, text, controls),
+    playHand(ctx, sortBySuit(strs(v.hand), null, '3456789TA'))),
     points.length ? h('section', { class: 'panel score-panel' },
       h('h3', null, 'Points'),
       scoreTable(points.map((_, i) => ctx.name(i)), [points.map((x) => String(num(x)))])) : null);

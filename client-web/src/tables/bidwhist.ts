@@ -7,11 +7,17 @@ import { describeBid } from '../events';
 import type { Move } from '../protocol';
 import { arr, field, num, str, strs } from '../protocol';
 import { h } from '../render';
-import { felt, handEl, legalOf, moveButton, promptBar, scoreTable, TableCtx, teamName } from './common';
+import { felt, handEl, legalOf, moveButton, playArea, promptBar, scoreTable, TableCtx, teamName } from './common';
 import { handCounts } from './bigtwo';
 import { lastTrickNote, playHand, trickCentre } from './tricks';
 
 const TYPE_LABEL: Record<string, string> = { uptown: 'Uptown', downtown: 'Downtown', no_trump: 'No trump' };
+// What each kind of bid means, from docs/RULES.md, for the bid picker's labels.
+const TYPE_HELP: Record<string, string> = {
+  uptown: 'Uptown: high cards win (A K Q … 2); you name trump if you win the auction.',
+  downtown: 'Downtown: low cards win (A 2 3 … K, the ace still highest); you name trump if you win the auction.',
+  no_trump: 'No trump: no trump suit, jokers never win; you choose uptown or downtown. Beats a suit bid of the same number and scores double.',
+};
 
 export function bidWhistTable(ctx: TableCtx): HTMLElement {
   const v = ctx.view;
@@ -25,6 +31,7 @@ export function bidWhistTable(ctx: TableCtx): HTMLElement {
   const tricks = arr(v.tricks_won);
   const dealer = num(v.dealer, -1);
   const declarer = contract ? num(field(contract, 'declarer'), -1) : -1;
+  const auction = phase === 'bidding';
 
   let text: string = 'play a card';
   let controls: HTMLElement[] = [];
@@ -47,7 +54,7 @@ export function bidWhistTable(ctx: TableCtx): HTMLElement {
     const ready = sel.length === choose.count;
     text = `discard ${choose.count} cards (they count as your first book)`;
     controls = [
-      h('button', { type: 'button', class: 'primary', 'data-testid': 'discard', disabled: !ready || ctx.r.busy,
+      h('button', { type: 'button', class: 'primary', 'data-testid': 'discard', disabled: !ready || ctx.locked,
         onclick: () => ctx.send({ action: choose.action, [choose.field]: sel } as Move) }, `Discard ${sel.length}/${choose.count}`),
       h('button', { type: 'button', 'data-testid': 'clear-selection', disabled: sel.length === 0, onclick: () => ctx.select([]) }, 'Clear'),
     ];
@@ -59,6 +66,7 @@ export function bidWhistTable(ctx: TableCtx): HTMLElement {
       playable: (c) => kitty.has(c),
       onClick: (c) => ctx.toggle(c),
       label: 'Your hand and the kitty: choose cards to discard',
+      reason: ready ? `You have chosen ${choose.count}: click a chosen card to put it back.` : null,
     });
   } else if (legalOf(ctx, 'deal').length) {
     text = 'the hand is over';
@@ -71,17 +79,18 @@ export function bidWhistTable(ctx: TableCtx): HTMLElement {
     lastTrickNote(ctx));
 
   return h('div', { class: 'table bidwhist', 'data-testid': 'table', 'data-game': 'bidwhist' },
-    felt(ctx, (seat) => ({
+    playArea(felt(ctx, (seat) => ({
       count: counts[seat] ?? null,
       badge: seat === declarer ? 'declarer' : seat === dealer ? 'dealer' : null,
-      passed: bids[seat] === 'pass',
+      // Calls belong to the auction: once it is won, the contract line says what counts.
+      passed: auction && bids[seat] === 'pass',
       lines: [
-        bids[seat] && bids[seat] !== 'pass' ? h('span', { 'data-testid': `bid-of-${seat}` }, `bid ${describeBid(bids[seat])}`) : null,
+        auction && bids[seat] && bids[seat] !== 'pass' ? h('span', { 'data-testid': `bid-of-${seat}` }, `bid ${describeBid(bids[seat])}`) : null,
         phase === 'playing' || tricks.some((t) => num(t) > 0) ? h('span', null, `${num(tricks[seat])} won`) : null,
       ],
     }), trickCentre(ctx), centreInfo),
-    handView ?? playHand(ctx, hand),
     promptBar(ctx, text, controls),
+    handView ?? playHand(ctx, hand)),
     scores(ctx));
 }
 
@@ -101,8 +110,9 @@ function bidPicker(ctx: TableCtx): HTMLElement {
   const types = ['uptown', 'downtown', 'no_trump'].filter((t) => bids.some((m) => m.type === t));
   return h('div', { class: 'bid-picker whist', role: 'group', 'aria-label': 'Bid' },
     legalOf(ctx, 'pass').length ? moveButton(ctx, 'Pass', { action: 'pass' }, 'pass') : null,
-    types.map((t) => h('div', { class: 'bid-row' }, h('span', { class: 'bid-type small' }, TYPE_LABEL[t] ?? t),
-      bids.filter((m) => m.type === t).map((m) => moveButton(ctx, String(num(m.books)), m, `bid-${num(m.books)}-${t}`, { title: `${num(m.books)} ${TYPE_LABEL[t] ?? t}` })))));
+    types.map((t) => h('div', { class: 'bid-row' }, h('span', { class: 'bid-type small', title: TYPE_HELP[t] ?? null }, TYPE_LABEL[t] ?? t),
+      bids.filter((m) => m.type === t).map((m) => moveButton(ctx, String(num(m.books)), m, `bid-${num(m.books)}-${t}`,
+        { title: `${num(m.books)} ${TYPE_LABEL[t] ?? t}: your team must take ${6 + num(m.books)} of 13 books (the discard counts as one). ${TYPE_HELP[t] ?? ''}` })))));
 }
 
 function scores(ctx: TableCtx): HTMLElement {

@@ -12,7 +12,7 @@ import type { Move } from '../protocol';
 import { arr, field, num, str, strs } from '../protocol';
 import { h } from '../render';
 import { state } from '../state';
-import { cardsInline, felt, handEl, legalOf, moveButton, promptBar, sameSet, scoreTable, TableCtx } from './common';
+import { cardsInline, felt, handEl, legalOf, moveButton, playArea, promptBar, sameSet, scoreTable, TableCtx } from './common';
 
 export function bigTwoTable(ctx: TableCtx): HTMLElement {
   const v = ctx.view;
@@ -30,7 +30,7 @@ export function bigTwoTable(ctx: TableCtx): HTMLElement {
 
   const centre = h('div', { class: 'bigtwo-centre', 'data-testid': 'last-play' },
     last
-      ? [h('div', { class: 'play-cards', 'data-seat': last.seat }, last.cards.map((c) => cardsInline([c]))),
+      ? [h('div', { class: 'play-cards', 'data-seat': last.seat, style: `--n:${last.cards.length}` }, last.cards.map((c) => cardsInline([c]))),
         h('div', { class: 'play-by small' }, `${ctx.name(last.seat)}${last.combo ? ` · ${last.combo.replace(/_/g, ' ')}` : ''}`)]
       : h('div', { class: 'muted' }, str(v.phase) === 'finished' ? 'Deal over' : 'Fresh lead: any combination'),
     passed.length ? h('div', { class: 'passed-line small', 'data-testid': 'passed' }, `Passed: ${passed.map((s) => ctx.name(s)).join(', ')}`) : null);
@@ -45,10 +45,10 @@ export function bigTwoTable(ctx: TableCtx): HTMLElement {
   const play = () => ctx.send({ action: 'play', cards: sortBigTwo(sel, suitOrder(ctx)) } as Move);
   const controls = [
     h('button', { type: 'button', class: `primary${selLegal ? '' : ' dubious'}`, 'data-testid': 'play', 'data-legal': selLegal ? 'true' : 'false',
-      disabled: sel.length === 0 || ctx.r.busy || plays.length === 0, onclick: play,
+      disabled: sel.length === 0 || ctx.locked || plays.length === 0, onclick: play,
       title: selLegal ? null : sel.length ? 'Not one of your legal plays: the server will say why' : 'Select cards first' },
     sel.length ? `Play ${sel.length} card${sel.length === 1 ? '' : 's'}` : 'Play'),
-    moveButton(ctx, 'Pass', { action: 'pass' }, 'pass', { enabled: canPass }),
+    moveButton(ctx, 'Pass', { action: 'pass' }, 'pass', { enabled: canPass, title: canPass ? undefined : 'You lead: a fresh lead cannot be passed' }),
     h('button', { type: 'button', 'data-testid': 'hint', disabled: playSets.length === 0, onclick: hint }, 'Hint'),
     h('button', { type: 'button', 'data-testid': 'clear-selection', disabled: sel.length === 0, onclick: () => ctx.select([]) }, 'Clear'),
     h('span', { class: 'small muted sel-note', 'data-testid': 'selection-note' },
@@ -56,23 +56,23 @@ export function bigTwoTable(ctx: TableCtx): HTMLElement {
   ];
 
   return h('div', { class: 'table bigtwo', 'data-testid': 'table', 'data-game': 'bigtwo' },
-    felt(ctx, (seat) => ({
+    playArea(felt(ctx, (seat) => ({
       count: counts[seat] ?? null,
       passed: passed.includes(seat),
       lines: scoreLine(ctx, seat),
     }), centre),
-    handEl(ctx, {
-      cards: hand,
-      enabled: () => ctx.myTurn && !ctx.r.busy && plays.length > 0,
-      playable: (c) => ctx.myTurn && inSomePlay.has(c),
-      selected: sel,
-      onClick: (c) => ctx.toggle(c),
-      label: 'Your hand, lowest to highest',
-    }),
     promptBar(ctx, [
       plays.length ? (canPass ? 'beat the last play or pass' : 'lead any combination') : 'pass',
       str(v.must_include) ? h('span', { class: 'muted' }, ` (the opening play must include ${short(str(v.must_include))})`) : null,
     ], controls),
+    handEl(ctx, {
+      cards: hand,
+      enabled: () => ctx.myTurn && !ctx.locked && plays.length > 0,
+      playable: (c) => ctx.myTurn && inSomePlay.has(c),
+      selected: sel,
+      onClick: (c) => ctx.toggle(c),
+      label: 'Your hand, lowest to highest',
+    })),
     scores(ctx));
 }
 

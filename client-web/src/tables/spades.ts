@@ -5,7 +5,7 @@ import { describeBid } from '../events';
 import type { Move } from '../protocol';
 import { arr, field, num, str, strs } from '../protocol';
 import { h } from '../render';
-import { felt, legalOf, moveButton, promptBar, scoreTable, TableCtx, teamName } from './common';
+import { felt, legalOf, moveButton, playArea, promptBar, scoreTable, TableCtx, teamName } from './common';
 import { handCounts } from './bigtwo';
 import { lastTrickNote, playHand, trickCentre } from './tricks';
 
@@ -28,9 +28,11 @@ export function spadesTable(ctx: TableCtx): HTMLElement {
   if (bidMoves.length) {
     if (!legalOf(ctx, 'look').length) text = 'bid how many tricks you will take (0 = nil)';
     controls.push(h('div', { class: 'bid-picker', role: 'group', 'aria-label': 'Bid' }, bidMoves.map((m: Move) => {
-      if (field(m, 'blind_nil')) return moveButton(ctx, 'Blind nil', m, 'bid-blind-nil');
+      if (field(m, 'blind_nil')) return moveButton(ctx, 'Blind nil', m, 'bid-blind-nil', { title: 'Blind nil: before looking at your cards, promise to take no trick (±200)' });
       const n = num(m.tricks, -1);
-      return moveButton(ctx, n === 0 ? 'Nil' : String(n), m, `bid-${n}`, { title: n === 0 ? 'Nil: take no trick (±100)' : `${n} tricks` });
+      return moveButton(ctx, n === 0 ? 'Nil' : String(n), m, `bid-${n}`, {
+        title: n === 0 ? 'Nil: you promise to take no trick (+100 if you take none, −100 otherwise)'
+          : `${n}: you expect to take ${n} trick${n === 1 ? '' : 's'}; your team scores 10 per trick bid if you and your partner make it together, minus that if not` });
     })));
   }
 
@@ -42,13 +44,12 @@ export function spadesTable(ctx: TableCtx): HTMLElement {
   const contracts = arr(v.contracts);
   const info = h('div', { class: 'contract-line small', 'data-testid': 'contract' },
     [0, 1].map((team) => h('span', { class: 'team-contract' },
-      `${teamName(ctx, team)}: `, typeof contracts[team] === 'number' ? `bid ${contracts[team] as number}` : 'bidding…',
-      `, ${num(arr(v.team_tricks)[team])} tricks`)),
+      `${teamName(ctx, team)}: `, typeof contracts[team] === 'number' ? `bid ${contracts[team] as number} · ${tricksTaken(num(arr(v.team_tricks)[team]))}` : 'bidding…')),
     v.spades_broken ? h('span', { class: 'tag' }, '♠ broken') : null,
     lastTrickNote(ctx));
 
   return h('div', { class: 'table spades', 'data-testid': 'table', 'data-game': 'spades' },
-    felt(ctx, (seat) => ({
+    playArea(felt(ctx, (seat) => ({
       count: counts[seat] ?? null,
       badge: seat === dealer ? 'dealer' : null,
       lines: [
@@ -56,11 +57,15 @@ export function spadesTable(ctx: TableCtx): HTMLElement {
         phase === 'play' || tricks.some((t) => num(t) > 0) ? h('span', null, `${num(tricks[seat])} won`) : null,
       ],
     }), trickCentre(ctx), info),
+    promptBar(ctx, text, controls),
     v.hand === null && ctx.me !== null
       ? h('div', { class: 'hand', 'data-testid': 'hand' }, h('p', { class: 'muted' }, 'Your cards are face down until you look.'))
-      : playHand(ctx, hand),
-    promptBar(ctx, text, controls),
+      : playHand(ctx, hand)),
     scores(ctx));
+}
+
+function tricksTaken(n: number): string {
+  return `${n} trick${n === 1 ? '' : 's'} taken`;
 }
 
 function scores(ctx: TableCtx): HTMLElement {

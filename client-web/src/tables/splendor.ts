@@ -8,11 +8,10 @@ import { arr, field, num, str } from '../protocol';
 import { h } from '../render';
 import { changed, state } from '../state';
 import { legalOf, moveButton, promptBar, sameSet, TableCtx } from './common';
-import { devCard, noble as nobleDef } from './splendor_catalogue';
+import { devCard, GEM_NAME, noble as nobleDef } from './splendor_catalogue';
 
 const COLORS = ['white', 'blue', 'green', 'red', 'black'];
 const TOKENS = [...COLORS, 'gold'];
-const GEM_NAME: Record<string, string> = { white: 'diamond', blue: 'sapphire', green: 'emerald', red: 'ruby', black: 'onyx', gold: 'gold' };
 
 function gem(color: string, n: number | string, cls = ''): HTMLElement {
   return h('span', { class: `gem gem-${color} ${cls}`, title: `${n} ${GEM_NAME[color] ?? color}` }, String(n));
@@ -59,7 +58,8 @@ export function splendorTable(ctx: TableCtx): HTMLElement {
     const bonus = card.bonus;
     const buy = buyMove(id);
     const reserve = reserves.find((m) => m.card === id);
-    return h('div', { class: `dev bonus-${bonus}`, 'data-testid': `dev-${id}`, 'data-card-id': id, title: `level ${card.level} ${GEM_NAME[bonus] ?? bonus} card` },
+    const why = ctx.myTurn && !buy ? ' — not affordable yet' : '';
+    return h('div', { class: `dev bonus-${bonus}`, 'data-testid': `dev-${id}`, 'data-card-id': id, title: `level ${card.level} ${GEM_NAME[bonus] ?? bonus} card${why}` },
       h('div', { class: 'dev-top' }, h('span', { class: 'points' }, card.points ? String(card.points) : ''), gem(bonus, '', 'bonus')),
       costEl(card.cost),
       ctx.myTurn ? h('div', { class: 'dev-actions' },
@@ -97,20 +97,25 @@ export function splendorTable(ctx: TableCtx): HTMLElement {
     text = 'choose the noble who visits you';
   } else {
     controls = [
-      h('button', { type: 'button', class: 'primary', 'data-testid': 'take', disabled: !pickLegal || ctx.r.busy,
+      h('button', { type: 'button', class: 'primary', 'data-testid': 'take', disabled: !pickLegal || ctx.locked,
+        title: pickLegal ? null : pick.length ? 'Not a legal take: three different colours, or two of one colour whose stack has at least 4' : 'Pick gems from the bank first',
         onclick: () => { const gems = pick; state.drafts[pickKey(ctx)] = ''; ctx.send({ action: 'take', gems } as Move); } },
       pick.length ? h('span', null, 'Take ', pick.map((c) => gem(c, 1, 'small'))) : 'Take gems'),
       h('button', { type: 'button', 'data-testid': 'clear-gems', disabled: pick.length === 0, onclick: () => setPick([]) }, 'Clear'),
+      // Why "Take" is not enabled yet, where the player is looking.
+      takes.length && !pickLegal ? h('span', { class: 'small muted sel-note', 'data-testid': 'take-note' },
+        pick.length ? 'Not a take yet: three different colours, or two of one colour from a stack of 4 or more.' : 'Pick gems in the bank, or buy or reserve a card.') : null,
       legal.some((m) => m.action === 'pass') ? moveButton(ctx, 'Pass', { action: 'pass' }, 'pass') : null,
     ];
   }
 
+  // The prompt first: on a small screen the market and the bank follow it in view.
   return h('div', { class: 'table splendor', 'data-testid': 'table', 'data-game': 'splendor' },
+    promptBar(ctx, text, controls),
     h('div', { class: 'splendor-board' },
       h('div', { class: 'board-left' }, nobles, market),
       h('div', { class: 'board-right' }, h('h3', null, 'Bank'), bank,
         h('p', { class: 'small muted' }, `Round ${num(v.round, 1)}`, v.final_round ? ' · final round' : ''))),
-    promptBar(ctx, text, controls),
     players);
 }
 

@@ -7,6 +7,9 @@ import { cards, nobles } from '../../../games/splendor/splendor.json';
 export interface DevCard { id: number; level: number; bonus: string; points: number; cost: Record<string, number> }
 export interface Noble { id: number; points: number; requires: Record<string, number> }
 
+// What players call each token colour.
+export const GEM_NAME: Record<string, string> = { white: 'diamond', blue: 'sapphire', green: 'emerald', red: 'ruby', black: 'onyx', gold: 'gold' };
+
 const CARDS = new Map<number, DevCard>((cards as unknown as DevCard[]).map((c) => [c.id, c]));
 const NOBLES = new Map<number, Noble>((nobles as unknown as Noble[]).map((n) => [n.id, n]));
 

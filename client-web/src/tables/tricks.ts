@@ -3,6 +3,7 @@
 
 import type { Move } from '../protocol';
 import { field, num, str } from '../protocol';
+import { SUIT_SYMBOL } from '../cards';
 import { h } from '../render';
 import { handEl, legalOf, playsOf, TableCtx, trickEl } from './common';
 
@@ -15,11 +16,29 @@ export function playHand(ctx: TableCtx, cards: string[], label = 'Your hand'): H
   const legal = playableCards(ctx);
   return handEl(ctx, {
     cards,
-    enabled: (c) => legal.has(c) && !ctx.r.busy,
+    reason: greyedReason(ctx, cards, legal),
+    enabled: (c) => legal.has(c) && !ctx.locked,
     playable: (c) => legal.has(c),
     onClick: (c) => ctx.send({ action: 'play', card: c } as Move),
     label: legal.size ? `${label}: choose a card to play` : label,
   });
+}
+
+// Why some cards are greyed, read from what the server allows (never decided here):
+// under way, a trick whose legal cards share one suit means following it; on a lead
+// that leaves out every spade in hand, spades are not broken yet.
+export function greyedReason(ctx: TableCtx, hand: string[], legal: Set<string>): string | null {
+  if (!ctx.myTurn || legal.size === 0 || legal.size === hand.length) return null;
+  const suitOf = (c: string) => (c === 'BJ' || c === 'LJ' ? '' : c.slice(-1));
+  const suits = new Set([...legal].map(suitOf).filter((s) => s !== ''));
+  if (playsOf(ctx.view.trick).length) {
+    return suits.size === 1 ? `You must follow ${SUIT_SYMBOL[[...suits][0]]}: the greyed cards cannot be played.` : null;
+  }
+  const spades = hand.filter((c) => suitOf(c) === 'S');
+  if (spades.length && spades.every((c) => !legal.has(c)) && ctx.view.spades_broken === false) {
+    return 'Spades are not broken yet: you cannot lead a spade until one has been played.';
+  }
+  return null;
 }
 
 // The trick being played; when it is empty, the last completed one, dimmed, with its winner.

@@ -68,6 +68,8 @@ export class Player {
     await page.getByTestId('create-form').waitFor();
     await page.getByTestId('create-kind').selectOption(kind);
     await page.locator(`#create-kind`).evaluate((el, k) => { if (el.value !== k) throw new Error(`game ${k} is not listed`); }, kind);
+    // The form is drawn again for the chosen game: its fields belong to that game from then on.
+    await page.locator(`[data-testid="create-form"][data-kind="${kind}"]`).waitFor();
     if (seats !== undefined) await page.getByTestId('create-seats').selectOption(String(seats));
     for (const [name, value] of Object.entries(options)) {
       const field = page.getByTestId(`opt-${name}`);

@@ -92,6 +92,9 @@ export const scenarios = [
       const reason = await actor.moveError();
       env.log(`refusal shown: "${reason}"`);
       assert.ok(reason.length > 5, 'a readable reason');
+      // In the notation of the cards on screen: suit symbols, never codes such as "3D".
+      assert.match(reason, /[♠♥♦♣]/, 'the reason names cards with suit symbols');
+      assert.doesNotMatch(reason, /\b[2-9TJQKA][CDHS]\b/, 'no card codes in the reason');
       assert.equal(await actor.seq(), seq, 'the refused move changed nothing');
       assert.ok(sameCards(await actor.handCards(), hand), 'the hand is unchanged');
       await actor.page.getByTestId('clear-selection').click();

@@ -136,6 +136,12 @@ export const scenarios = [
         await page.getByTestId('replay-results').waitFor();
         await page.getByTestId('replay-reveal').click();
         await page.getByTestId('reveal-deck-1').waitFor();
+        // Every move in words, as players say them: no card ids, no JSON.
+        const moves = await page.locator('[data-testid="reveal-moves"] li').allTextContents();
+        assert.ok(moves.some((m) => /: buy a level [123] (diamond|sapphire|emerald|ruby|onyx) card/.test(m)), `purchases named (${moves.slice(0, 5).join(' | ')})`);
+        assert.ok(moves.some((m) => /: take (diamond|sapphire|emerald|ruby|onyx)/.test(m)), 'gems named');
+        const raw = moves.filter((m) => /\bcard \d+|[{}[\]"]/.test(m));
+        assert.deepEqual(raw, [], 'no move in developer notation');
         await page.getByTestId('replay-start').click();
         await saveAndCheckScreenshot(env.browser, page, env.artifacts, 'replay-splendor');
       }

@@ -6,33 +6,7 @@ import { Player } from '../lib/player.mjs';
 import { bigTwoMove, gemMove, playToEnd, trickMove } from '../lib/play.mjs';
 import { saveAndCheckScreenshot } from '../lib/screenshot.mjs';
 import { assert } from '../lib/assert.mjs';
-
-const NAMES = ['alice', 'bob', 'carol', 'dave'];
-
-async function players(env, n) {
-  if (!env.shared.people) env.shared.people = env.shared.bigtwo?.players ?? [];
-  while (env.shared.people.length < n) {
-    env.shared.people.push(await Player.create(env.browser, env.baseUrl, NAMES[env.shared.people.length]));
-  }
-  return env.shared.people.slice(0, n);
-}
-
-// Creates a room from the first player's lobby, seats the others from the live list, starts it.
-async function startRoom(env, kind, people, { seed, options = {}, turnSeconds } = {}) {
-  const [host, ...guests] = people;
-  const room = await host.createRoom(kind, { seats: people.length, seed, options, turnSeconds });
-  for (const p of guests) await p.joinFromLobby(room);
-  await host.page.getByTestId('start').click();
-  for (const p of people) await p.page.locator(`[data-testid="table"][data-game="${kind}"]`).waitFor();
-  env.log(`${kind} room ${room}`);
-  env.shared.rooms = { ...(env.shared.rooms ?? {}), [kind]: room };
-  return room;
-}
-
-function actorOf(people, turns) {
-  const i = turns.indexOf(true);
-  return i >= 0 ? people[i] : people[0];
-}
+import { actorOf, players, startRoom } from '../lib/rooms.mjs';
 
 async function finish(env, people, kind) {
   for (const p of people) await p.page.getByTestId('results').waitFor();
@@ -49,8 +23,7 @@ export const scenarios = [
     async run(env) {
       const people = await players(env, 4);
       await startRoom(env, 'bidwhist', people, { seed: 7, options: { target: 1 } });
-      const turns = await Promise.all(people.map((p) => p.myTurn()));
-      await saveAndCheckScreenshot(env.browser, actorOf(people, turns).page, env.artifacts, 'table-bidwhist-auction');
+      await saveAndCheckScreenshot(env.browser, (await actorOf(people)).page, env.artifacts, 'table-bidwhist-auction');
       const phases = new Set();
       let shotDiscard = false, shotPlay = false;
       const { moves } = await playToEnd(people, async (p, i) => {
@@ -76,7 +49,7 @@ export const scenarios = [
     async run(env) {
       const people = await players(env, 4);
       await startRoom(env, 'agram', people, { seed: 3, turnSeconds: 120 });
-      const first = actorOf(people, await Promise.all(people.map((p) => p.myTurn())));
+      const first = await actorOf(people);
       const clock = first.page.getByTestId('turn-timer');
       await clock.waitFor();
       assert.match(await clock.textContent(), /\d+:\d\d left/);
@@ -100,17 +73,24 @@ export const scenarios = [
       const people = await players(env, 4);
       // The lowest target (100) so that a later scenario can finish the game.
       await startRoom(env, 'spades', people, { seed: 5, options: { target: 100 } });
-      const turns = await Promise.all(people.map((p) => p.myTurn()));
-      const bidder = actorOf(people, turns);
+      const bidder = await actorOf(people);
       const bids = await bidder.page.locator('.bid-picker button').count();
       assert.ok(bids >= 14, `a bid picker with nil and 1–13 (found ${bids})`);
       await saveAndCheckScreenshot(env.browser, bidder.page, env.artifacts, 'table-spades-bidding');
       // Four bids and three cards: the trick in the centre has three cards.
       const { seq } = await playToEnd(people, trickMove, { label: 'spades', stopAfter: 7 });
       for (const p of people) await p.waitSeqAtLeast(seq);
-      const next = actorOf(people, await Promise.all(people.map((p) => p.myTurn())));
+      const next = await actorOf(people);
       assert.equal(await next.page.locator('[data-testid="trick"] [data-card]').count(), 3);
       assert.ok((await next.enabledHandCards()).length >= 1, 'legal cards are enabled');
+      // Greyed cards say why (read from the legal cards the server sent): in this seeded deal
+      // hearts were led and the next player holds hearts.
+      const total = (await next.handCards()).length;
+      assert.ok((await next.enabledHandCards()).length < total, 'some cards are greyed');
+      assert.match(await next.page.getByTestId('hand-hint').textContent(), /You must follow ♥/);
+      // Each team's contract in words: "bid 7 · 1 trick taken", never "bid 7, 1 tricks".
+      const contract = await next.page.getByTestId('contract').textContent();
+      assert.match(contract, /bid \d+ · \d+ tricks? taken.*bid \d+ · \d+ tricks? taken/, `contract line: ${contract}`);
       await saveAndCheckScreenshot(env.browser, next.page, env.artifacts, 'table-spades');
     },
   },
@@ -126,7 +106,7 @@ export const scenarios = [
         assert.equal(await p.page.locator('[data-testid="market"] [data-card-id]').count(), 12, 'twelve face-up cards');
         assert.equal(await p.page.locator('[data-testid="nobles"] [data-testid^="noble-"]').count(), 3, 'players + 1 nobles');
       }
-      const actor = actorOf(people, await Promise.all(people.map((p) => p.myTurn())));
+      const actor = await actorOf(people);
       const seq = await actor.seq();
       // Pick three different gems the bank offers, then "Take".
       let picked = 0;
