@@ -295,6 +295,28 @@ TEST_F(FakeEngineTest, HostedBotsPlayExternalGames) {
   }
 }
 
+TEST_F(FakeEngineTest, TheTurnClockAnswersThroughTheEngine) {
+  std::vector<std::unique_ptr<TestClient>> seats;
+  for (int s = 0; s < 2; ++s) seats.push_back(server_.player("c" + std::to_string(s)));
+  const Json created = seats[0]->request({{"type", "create_room"},
+                                          {"kind", "fake"},
+                                          {"seats", 2},
+                                          {"options", {{"seed", 3}, {"turn_seconds", 1}}}});
+  const std::string room = created["room"];
+  ASSERT_EQ(seats[1]->request({{"type", "join_room"}, {"room", room}, {"seat", 1}})["type"],
+            "joined");
+  ASSERT_EQ(seats[0]->request({{"type", "start"}, {"room", room}})["type"], "ok");
+  // Seat 0 never answers: the clock does, through the engine, and seat 1 is prompted.
+  auto next = prompt_for(*seats[1], room, 1);
+  ASSERT_TRUE(next);
+  bool timed_out = false;
+  for (const Json& event : (*next)["events"]) {
+    timed_out |= event == Json{{"type", "timeout"}, {"seat", 0}};
+  }
+  EXPECT_TRUE(timed_out) << next->dump();
+  EXPECT_EQ((*next)["view"]["stacks"][0]["cards"].size(), 1U);
+}
+
 TEST(EngineStart, ABadConfigStopsTheServerNamingTheEngine) {
   EngineProcess bad("tests/support/fake_engine.py", {"--bad-config"});
   server::Server server(config_with("broken", bad.url()));
@@ -515,6 +537,16 @@ TEST(EngineCrashTest, AnExternalRoomComesBackFromItsLogWithoutAskingTheEngine) {
     ASSERT_TRUE(next);
     if ((*next)["type"] == "game_over") break;
     state = *next;
+  }
+  // The replay is rebuilt from the log; it shows the players' moves, never the engine's
+  // answers or state.
+  const Json replay = seat0->request({{"type", "get_replay"}, {"room", room}, {"seat", 0}});
+  ASSERT_EQ(replay["type"], "replay") << replay.dump();
+  EXPECT_TRUE(replay["finished"]);
+  EXPECT_GT(replay["steps"].size(), 4U);
+  const std::string text = replay.dump();
+  for (const char* hidden : {"\"answer\"", "\"scored\"", "\"plays\":"}) {
+    EXPECT_EQ(text.find(hidden), std::string::npos) << hidden << " in " << text;
   }
   server.kill_now();
 }
