@@ -295,6 +295,33 @@ TEST_F(FakeEngineTest, HostedBotsPlayExternalGames) {
   }
 }
 
+// Two seats prompted at once answer at once: one engine call is in flight at a time, the
+// other answer waits its turn, and both are acknowledged.
+TEST_F(FakeEngineTest, AnswersOfSeveralPromptedSeatsWaitForEachOther) {
+  inject(engine_, "together");
+  Players table = started();
+  const Json zero = decision(table, 0);
+  ASSERT_EQ(zero["to_act"], Json::array({0, 1}));
+  const Json one = *state_at(*table.seats[1], zero["seq"].get<std::int64_t>());
+  EXPECT_EQ(one["prompt"]["name"], "ready");
+  for (std::size_t s = 0; s < 2; ++s) {
+    table.seats[s]->send({{"type", "move"},
+                          {"id", 100 + static_cast<int>(s)},
+                          {"room", table.room},
+                          {"move", {{"action", "select"}, {"value", {"ready"}}}}});
+  }
+  std::set<std::int64_t> acknowledged;
+  for (std::size_t s = 0; s < 2; ++s) {
+    auto ok = table.seats[s]->next_of("ok", 10s);
+    ASSERT_TRUE(ok) << "seat " << s;
+    acknowledged.insert((*ok)["seq"].get<std::int64_t>());
+  }
+  const auto seq = zero["seq"].get<std::int64_t>();
+  EXPECT_EQ(acknowledged, (std::set<std::int64_t>{seq + 1, seq + 2}));
+  const Json play = decision(table, 0);
+  EXPECT_EQ(play["prompt"]["actions"], Json::array({"play"}));
+}
+
 TEST_F(FakeEngineTest, TheTurnClockAnswersThroughTheEngine) {
   std::vector<std::unique_ptr<TestClient>> seats;
   for (int s = 0; s < 2; ++s) seats.push_back(server_.player("c" + std::to_string(s)));

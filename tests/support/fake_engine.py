@@ -16,6 +16,8 @@ POST /fault {"kind": KIND, "count": N} makes the next N calls of `next` misbehav
   overdraw        draws more cards than the deck holds
   refuse          refuses the call with 400 bad_answer
   end_mid_trick   (an answer to a play) prompts the next player, then ends the game
+  together        (the first prompt of the game) prompts both players at once to select
+                  "ready"; play starts once both have answered
 GET /calls answers {"next": N, "init": N}: how many calls of each the engine received.
 """
 import argparse
@@ -38,12 +40,15 @@ faults = []  # kinds still to inject, oldest first
 calls = {"next": 0, "init": 0}
 
 
-def take_fault(is_answer):
+def take_fault(body):
     with lock:
         calls["next"] += 1
         if not faults:
             return None
-        if faults[0] == "end_mid_trick" and not is_answer:
+        if faults[0] == "end_mid_trick" and body["action"] is None:
+            return None
+        if faults[0] == "together" and (body["action"] is not None
+                                        or body["state"]["phase"] != "play"):
             return None
         return faults.pop(0)
 
@@ -54,6 +59,11 @@ def rules_next(state, players, action):
     if state["phase"] == "deal":
         state = dict(state, phase="play")
         return state, [{"type": "draw", "player": pid, "count": 3} for pid in ids]
+    if state["phase"] == "ready":
+        ready = state["ready"] + [action["player"]]
+        if len(ready) < len(ids):
+            return dict(state, ready=ready), []
+        state, action = dict(state, phase="play", ready=ready), None
     if action is None:
         turn = ids[state["turn"]]
         return dict(state, prompt=turn), [
@@ -119,7 +129,12 @@ def make_handler(bad_config):
                 return self.send_json(200, {"ok": True})
             if url.path != "/next":
                 return self.send_json(404, {"error": "not_found", "message": url.path})
-            fault = take_fault(body["action"] is not None)
+            fault = take_fault(body)
+            if fault == "together":
+                ids = [p["id"] for p in body["players"]]
+                return self.send_json(200, [dict(body["state"], phase="ready", ready=[]), [
+                    {"type": "prompt_select", "name": "ready", "player": pid, "count": 1,
+                     "from": ["ready"]} for pid in ids]])
             if fault == "slow":
                 time.sleep(3)
             if fault == "status500":
