@@ -376,7 +376,9 @@ std::string ExternalGame::carry_out(const Json& event, Json& events) {
         if (stack == config_->stacks.end()) return "to names no stack of the config";
         open.to = *to;
         for (const auto& card : open.from) {
-          if (!holds(hand, card)) return "from lists " + card + ", which the player does not hold";
+          // The card itself stays out of the message: it goes to the operator's log, and
+          // the card may be in another player's hand.
+          if (!holds(hand, card)) return "from lists a card the player does not hold";
         }
       }
     }

@@ -8,7 +8,6 @@
 #include <boost/beast/http.hpp>
 
 #include <charconv>
-#include <future>
 #include <stdexcept>
 
 namespace parlor::server {
@@ -126,6 +125,7 @@ net::awaitable<EngineReply> EngineClient::attempt(const external::EngineCall& ca
                                                   bool& stale) {
   boost::system::error_code ec;
   auto with_ec = net::redirect_error(net::use_awaitable, ec);
+  const auto started = std::chrono::steady_clock::now();
   std::unique_ptr<beast::tcp_stream> stream = reuse ? take_idle() : nullptr;
   const bool reused = stream != nullptr;
   if (!stream) {
@@ -153,9 +153,14 @@ net::awaitable<EngineReply> EngineClient::attempt(const external::EngineCall& ca
   parser.body_limit(options_.max_answer_bytes);
   if (!ec) co_await http::async_read(*stream, buffer, parser, with_ec);
   if (ec) {
-    // An idle connection the engine closed meanwhile fails before any byte of an answer.
-    stale = reused && !parser.got_some() && ec != beast::error::timeout;
-    if (ec == beast::error::timeout) {
+    // An idle connection the engine closed meanwhile fails at once, before any byte of an
+    // answer: only then is the request sent again. A request the engine may be working on
+    // (a timeout) is not.
+    const bool closed = ec == http::error::end_of_stream || ec == net::error::eof ||
+                        ec == net::error::connection_reset || ec == net::error::broken_pipe;
+    stale = reused && closed && !parser.got_some();
+    if (ec == beast::error::timeout ||
+        std::chrono::steady_clock::now() - started >= options_.timeout) {
       co_return failed("no answer within " + std::to_string(options_.timeout.count()) + " ms");
     }
     co_return failed("the connection failed: " + ec.message());

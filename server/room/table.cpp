@@ -230,7 +230,7 @@ bool Table::accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, T
                         Outbox& out) {
   // An external game's engine answers first; the answer comes back as the move to record.
   if (auto* remote = external_game()) {
-    return ask_engine(*remote, seat, std::move(move), by, caller, now, out);
+    return ask_engine(*remote, seat, std::move(move), by, caller, out);
   }
   MoveResult result = game_->apply(seat, move);
   if (!result.ok()) {
@@ -303,7 +303,7 @@ void Table::after_accepted(std::string_view events, TableTime now, Outbox& out) 
   arm_turn_clock(now);
   broadcast_state(events, now, out);
   if (game_->finished()) return finish_game(now, out);
-  if (external_game()) continue_with_engine(now, out);
+  if (external_game()) continue_with_engine(out);
   schedule_bots(now);
 }
 

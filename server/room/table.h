@@ -191,13 +191,13 @@ class Table {
   // An engine call is in flight or the engine is failing: no bot moves, no clock runs.
   bool engine_busy() const { return engine_wait_.has_value() || engine_paused_; }
   bool ask_engine(external::ExternalGame& game, Seat seat, Json move, MoveBy by,
-                  const Caller* caller, TableTime now, Outbox& out);
+                  const Caller* caller, Outbox& out);
   void send_engine_call(external::EngineCall call, MoveBy by, const Caller* caller, bool probe,
                         Outbox& out);
   // Asks the engine for what the game waits on with nobody to act (init, a null action).
-  void continue_with_engine(TableTime now, Outbox& out);
+  void continue_with_engine(Outbox& out);
   void engine_failed(EngineWait wait, const std::string& cause, TableTime now, Outbox& out);
-  void retry_engine(TableTime now, Outbox& out);
+  void retry_engine(Outbox& out);
   void run_queued_moves(TableTime now, Outbox& out);
 
   // table_time.cpp

@@ -28,7 +28,7 @@ external::ExternalGame* Table::external_game() const {
 }
 
 bool Table::ask_engine(external::ExternalGame& game, Seat seat, Json move, MoveBy by,
-                       const Caller* caller, TableTime now, Outbox& out) {
+                       const Caller* caller, Outbox& out) {
   if (engine_paused_) {
     if (caller) {
       reply_error(*caller, ErrorCode::kEngineUnavailable,
@@ -54,7 +54,6 @@ bool Table::ask_engine(external::ExternalGame& game, Seat seat, Json move, MoveB
     }
     return false;
   }
-  (void)now;
   send_engine_call(std::move(*call), by, caller, /*probe=*/false, out);
   return true;
 }
@@ -74,8 +73,7 @@ void Table::send_engine_call(external::EngineCall call, MoveBy by, const Caller*
   out.engine_call = EngineRequest{engine_calls_, setup_.game->kind, std::move(call)};
 }
 
-void Table::continue_with_engine(TableTime now, Outbox& out) {
-  (void)now;
+void Table::continue_with_engine(Outbox& out) {
   if (status_ != RoomStatus::kPlaying || engine_busy() || gone_) return;
   auto* game = external_game();
   if (!game) return;
@@ -104,7 +102,7 @@ void Table::engine_answered(std::uint64_t call_id, EngineReply reply, TableTime 
     publish_room(out);
     arm_turn_clock(now);
     schedule_bots(now);
-    return continue_with_engine(now, out);
+    return continue_with_engine(out);
   }
   if (reply.outcome == EngineReply::Outcome::kRefused && caller) {
     // The engine's rules refuse the player's answer: nothing changes, the prompt stays open.
@@ -181,14 +179,13 @@ void Table::engine_failed(EngineWait wait, const std::string& cause, TableTime n
   }
 }
 
-void Table::retry_engine(TableTime now, Outbox& out) {
+void Table::retry_engine(Outbox& out) {
   engine_retry_.reset();
   if (!engine_paused_ || engine_wait_ || status_ != RoomStatus::kPlaying) return;
   auto* game = external_game();
   if (!game) return;
   // The call the game waits on, if any, is the best probe: its answer is applied at once.
   // Otherwise (a player's move failed) the engine's config says whether it answers.
-  (void)now;
   if (auto call = game->waiting_call()) {
     return send_engine_call(std::move(*call), MoveBy::kBot, nullptr, /*probe=*/false, out);
   }

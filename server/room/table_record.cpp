@@ -165,7 +165,7 @@ void Table::resume_after_restore(TableTime now, Outbox& out) {
   arm_turn_clock(now);
   schedule_bots(now);
   // An external game recovered between two engine calls asks for the next one again.
-  if (external_game()) continue_with_engine(now, out);
+  if (external_game()) continue_with_engine(out);
 }
 
 }  // namespace parlor::server

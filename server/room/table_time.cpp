@@ -59,7 +59,7 @@ void Table::advance(TableTime now, Outbox& out) {
     publish_room(out);
     schedule_bots(now);
   }
-  if (engine_retry_ && *engine_retry_ <= now.steady) retry_engine(now, out);
+  if (engine_retry_ && *engine_retry_ <= now.steady) retry_engine(out);
   if (turn_clock_ && turn_clock_->at <= now.steady) on_turn_timeout(now, out);
   if (bot_due_ && *bot_due_ <= now.steady) {
     bot_due_.reset();
