@@ -373,6 +373,9 @@ struct ExampleCase {
   int min_deals = 0;                     // shuffle events the game must see
 };
 
+// The test's name shows the engine, not the case's bytes.
+void PrintTo(const ExampleCase& c, std::ostream* os) { *os << c.kind; }
+
 class ExampleEngineTest : public ::testing::TestWithParam<ExampleCase> {};
 
 void collect_keys(const Json& value, std::set<std::string>& out) {
