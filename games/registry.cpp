@@ -8,11 +8,38 @@
 
 namespace parlor {
 
-const std::vector<GameInfo>& game_registry() {
+namespace {
+
+const std::vector<GameInfo>& built_in_games() {
   static const std::vector<GameInfo> games = {
       bigtwo_info(), bidwhist_info(), spades_info(), agram_info(), splendor_info(),
   };
   return games;
+}
+
+// The built-in games first, then those registered at start.
+std::vector<GameInfo>& registry() {
+  static std::vector<GameInfo> games = built_in_games();
+  return games;
+}
+
+}  // namespace
+
+const std::vector<GameInfo>& game_registry() { return registry(); }
+
+bool register_game(GameInfo info, std::string& error) {
+  auto& games = registry();
+  for (std::size_t i = 0; i < games.size(); ++i) {
+    if (games[i].kind != info.kind) continue;
+    if (i < built_in_games().size()) {
+      error = "\"" + info.kind + "\" is the kind of a built-in game";
+      return false;
+    }
+    games[i] = std::move(info);
+    return true;
+  }
+  games.push_back(std::move(info));
+  return true;
 }
 
 const GameInfo* find_game(std::string_view kind) {

@@ -37,6 +37,8 @@ std::string_view wire_name(RoomStatus status) {
       return "finished";
     case RoomStatus::kFrozen:
       return "frozen";
+    case RoomStatus::kPaused:
+      return "paused";
   }
   return "waiting";  // only through a cast of an out-of-range integer
 }

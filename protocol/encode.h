@@ -26,9 +26,11 @@ namespace parlor::protocol {
 
 // kFrozen: a recovered game that no longer replays identically under this server's engine; it
 // is kept, visible and unplayable rather than silently diverging.
-enum class RoomStatus { kWaiting, kPlaying, kFinished, kFrozen };
+// kPaused: a game whose rules engine (an external game) is not answering; it goes on as
+// "playing" once the engine answers again.
+enum class RoomStatus { kWaiting, kPlaying, kFinished, kFrozen, kPaused };
 
-// "waiting", "playing", "finished" or "frozen".
+// "waiting", "playing", "finished", "frozen" or "paused".
 std::string_view wire_name(RoomStatus status);
 
 struct SeatSummary {

@@ -318,10 +318,10 @@ TEST(ErrorCodes, WireNamesRoundTripAndAreUnique) {
         "game_over",        "not_your_turn",  "illegal_move",         "card_not_held",
         "must_follow_suit", "does_not_beat",  "wrong_combination",    "stale_state",
         "rate_limited",     "too_many_rooms", "not_allowed",          "unknown_strategy",
-        "internal_error",   "room_moved"}) {
+        "internal_error",   "room_moved",     "engine_unavailable"}) {
     EXPECT_TRUE(error_code_from_wire(name)) << name;
   }
-  EXPECT_EQ(names.size(), 26u);
+  EXPECT_EQ(names.size(), 27u);
   EXPECT_FALSE(error_code_from_wire("must_include_lowest"));
   EXPECT_FALSE(error_code_from_wire(""));
   EXPECT_FALSE(error_code_from_wire("BAD_REQUEST"));
@@ -331,6 +331,8 @@ TEST(RoomStatusNames, AreTheWireNames) {
   EXPECT_EQ(wire_name(RoomStatus::kWaiting), "waiting");
   EXPECT_EQ(wire_name(RoomStatus::kPlaying), "playing");
   EXPECT_EQ(wire_name(RoomStatus::kFinished), "finished");
+  EXPECT_EQ(wire_name(RoomStatus::kFrozen), "frozen");
+  EXPECT_EQ(wire_name(RoomStatus::kPaused), "paused");
 }
 
 }  // namespace

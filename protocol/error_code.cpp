@@ -57,6 +57,8 @@ std::string_view wire_name(ErrorCode code) {
       return "internal_error";
     case ErrorCode::kRoomMoved:
       return "room_moved";
+    case ErrorCode::kEngineUnavailable:
+      return "engine_unavailable";
   }
   // Only reachable through a cast of an out-of-range integer.
   return "internal_error";
@@ -87,6 +89,8 @@ int http_status(ErrorCode code) {
       return 421;  // Misdirected Request: ask the node that serves the room
     case ErrorCode::kInternalError:
       return 500;
+    case ErrorCode::kEngineUnavailable:
+      return 503;
     case ErrorCode::kBadRequest:
     case ErrorCode::kUnsupportedProtocol:
     case ErrorCode::kBadOptions:

@@ -39,6 +39,7 @@ enum class ErrorCode {
   kUnknownStrategy,  // add_bot with a strategy no bot implements
   kInternalError,    // a bug on our side; the request changed nothing
   kRoomMoved,        // cluster mode: another node serves the room (see encode_room_moved)
+  kEngineUnavailable,  // the room's rules engine (an external game) failed; the room is paused
 };
 
 // Every code, in declaration order: for tests and documentation checks.
@@ -51,7 +52,7 @@ inline constexpr ErrorCode kAllErrorCodes[] = {
     ErrorCode::kCardNotHeld,      ErrorCode::kMustFollowSuit, ErrorCode::kDoesNotBeat,
     ErrorCode::kWrongCombination, ErrorCode::kStaleState,     ErrorCode::kRateLimited,
     ErrorCode::kTooManyRooms,     ErrorCode::kNotAllowed,     ErrorCode::kUnknownStrategy,
-    ErrorCode::kInternalError,    ErrorCode::kRoomMoved,
+    ErrorCode::kInternalError,    ErrorCode::kRoomMoved,      ErrorCode::kEngineUnavailable,
 };
 
 // The snake_case wire name, e.g. "bad_request".

@@ -62,6 +62,29 @@ std::string shown_value(const std::string& flag, const std::string& value) {
   return value;
 }
 
+// NAME=URL[,NAME=URL...]: the flag may be given several times, the variable lists them all.
+bool add_engines(const std::string& value, ServerConfig& config) {
+  std::stringstream in(value);
+  std::string item;
+  bool any = false;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) return false;
+    const std::string name = item.substr(0, eq);
+    if (name.size() > 32 || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") !=
+                                std::string::npos) {
+      return false;
+    }
+    for (const EngineFlag& known : config.engines) {
+      if (known.name == name) return false;
+    }
+    config.engines.push_back({name, item.substr(eq + 1)});
+    any = true;
+  }
+  return any;
+}
+
 const std::map<std::string, Flag>& flags() {
   static const std::map<std::string, Flag> table = {
       {"port",
@@ -221,6 +244,19 @@ const std::map<std::string, Flag>& flags() {
           std::uint16_t port = 0;
           return colon != std::string::npos && colon > 0 &&
                  parse_number<std::uint16_t>(v.substr(colon + 1), port, 1, 65535);
+        }}},
+      {"engine",
+       {"NAME=URL: host the game whose rules engine answers at URL (http://HOST:PORT/PATH, "
+        "docs/ENGINES.md) as kind NAME (lowercase letters, digits, - and _); repeatable; the "
+        "variable takes a comma-separated list",
+        add_engines}},
+      {"engine-timeout-ms",
+       {"longest wait for one answer of a rules engine (default 5000)",
+        [](const std::string& v, ServerConfig& c) {
+          long ms = 0;
+          if (!parse_number<long>(v, ms, 10, 600'000)) return false;
+          c.engine_timeout = std::chrono::milliseconds(ms);
+          return true;
         }}},
       {"lease-ms",
        {"cluster mode: a node silent this long is dead and its rooms move (default 5000)",

@@ -11,6 +11,12 @@
 
 namespace parlor::server {
 
+// --engine NAME=URL: a game whose rules engine answers over HTTP (docs/ENGINES.md).
+struct EngineFlag {
+  std::string name;  // the game's kind
+  std::string url;   // the engine's base URL
+};
+
 struct ServerConfig {
   std::string bind = "127.0.0.1";
   std::uint16_t port = 8080;  // 0: any free port
@@ -66,6 +72,10 @@ struct ServerConfig {
                           // (default: --bind and the port listened on)
   // A node not heard from for this long is dead, and live nodes take its rooms over.
   std::chrono::milliseconds lease{5'000};
+
+  // External games: their engines, read at start; and how long one engine call may take.
+  std::vector<EngineFlag> engines;
+  std::chrono::milliseconds engine_timeout{5'000};
 };
 
 // Parses flags (--name value or --name=value) over environment variables

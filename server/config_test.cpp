@@ -79,6 +79,25 @@ TEST(Config, StoreBackends) {
       << error;
 }
 
+TEST(Config, EnginesAreRepeatableAndListedInTheEnvironment) {
+  std::string error;
+  ::setenv("PARLOR_ENGINE", "whist=http://127.0.0.1:9001/api/v1/whist,eights=http://h:1", 1);
+  auto config = parse({"--engine", "go-fish=http://127.0.0.1:9002", "--engine-timeout-ms=250"},
+                      error);
+  ::unsetenv("PARLOR_ENGINE");
+  ASSERT_TRUE(config) << error;
+  ASSERT_EQ(config->engines.size(), 3U);
+  EXPECT_EQ(config->engines[0].name, "whist");
+  EXPECT_EQ(config->engines[0].url, "http://127.0.0.1:9001/api/v1/whist");
+  EXPECT_EQ(config->engines[2].name, "go-fish");
+  EXPECT_EQ(config->engine_timeout, std::chrono::milliseconds(250));
+  for (const char* bad : {"nourl", "=http://h:1", "Whist=http://h:1", "whist="}) {
+    EXPECT_FALSE(parse({"--engine", bad}, error)) << bad;
+    EXPECT_NE(error.find("--engine"), std::string::npos) << error;
+  }
+  EXPECT_FALSE(parse({"--engine", "a=http://h:1", "--engine", "a=http://h:2"}, error));
+}
+
 TEST(Config, ReplayRetention) {
   std::string error;
   auto defaults = parse({}, error);

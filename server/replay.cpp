@@ -42,7 +42,8 @@ ReplayOutcome build_replay(const RoomHistory& history, const GameRecord& record,
     // Your own moves are yours to see; others' only through their public events.
     out.steps.push_back({move.seq, move.seat, replayer.last_result()->events(),
                          replayer.game().view(viewer), replayer.game().to_act(),
-                         as && move.seat == *as ? move.move : Json(nullptr)});
+                         as && move.seat == *as ? replayer.game().shown_move(move.move)
+                                                : Json(nullptr)});
   }
   const Game& end = replayer.game();
   out.finished = end.finished();
@@ -51,7 +52,8 @@ ReplayOutcome build_replay(const RoomHistory& history, const GameRecord& record,
   if (out.finished) {
     Json moves = Json::array();
     for (const MoveRecord& move : record.moves) {
-      moves.push_back({{"seq", move.seq}, {"seat", move.seat}, {"move", move.move}});
+      moves.push_back(
+          {{"seq", move.seq}, {"seat", move.seat}, {"move", end.shown_move(move.move)}});
     }
     out.reveal = {{"initial", std::move(initial)}, {"moves", std::move(moves)}};
   }

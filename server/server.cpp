@@ -2,6 +2,7 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 
+#include "server/engine/engine_directory.h"
 #include "server/listener.h"
 #include "server/log.h"
 #include "server/server_state.h"
@@ -27,6 +28,9 @@ void Server::start() {
     tls->use_certificate_chain_file(config_.tls_cert);
     tls->use_private_key_file(config_.tls_key, net::ssl::context::pem);
   }
+  // External games are registered before the store's rooms are loaded: some may be theirs.
+  register_engines(config_.engines, io_.get_executor(),
+                   EngineClientOptions{.timeout = config_.engine_timeout});
   state_->open_store();
   const auto address = net::ip::make_address(config_.bind);
   listener_ = std::make_shared<Listener>(io_, tcp::endpoint(address, config_.port), state_, tls);
@@ -70,6 +74,7 @@ void Server::stop() {
     if (t.joinable()) t.join();
   }
   threads_.clear();
+  drop_engines();
   state_->stop_blocking();
   state_->close_store();
   state_->stop_cluster();

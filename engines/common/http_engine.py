@@ -100,6 +100,14 @@ def make_handler(rules, base):
     return Handler
 
 
+class EngineHTTPServer(ThreadingHTTPServer):
+    # A server keeps many connections to its engine, one per game in flight; the default
+    # listen backlog of 5 makes the kernel drop connection attempts beyond it, and each drop
+    # costs the caller a retransmission of a second or more.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 def serve(rules, description, base_example, argv=None):
     """Parses --port, --host and --base, prints `listening on HOST:PORT`, serves until killed."""
     parser = argparse.ArgumentParser(description=description)
@@ -108,8 +116,7 @@ def serve(rules, description, base_example, argv=None):
     parser.add_argument("--base", default="", help=f"path prefix, e.g. {base_example}")
     args = parser.parse_args(argv)
     base = "/" + args.base.strip("/") if args.base.strip("/") else ""
-    httpd = ThreadingHTTPServer((args.host, args.port), make_handler(rules, base))
-    httpd.daemon_threads = True
+    httpd = EngineHTTPServer((args.host, args.port), make_handler(rules, base))
     host, port = httpd.server_address[:2]
     print(f"listening on {host}:{port}", flush=True)
     try:

@@ -121,6 +121,10 @@ class Game {
   // each view is written on its own.
   virtual void write_views(std::span<const Seat> seats, std::span<std::string* const> outs) const;
 
+  // What a replay shows of a logged move (to its mover, and to everyone once the game is
+  // over): the move itself, unless the log keeps more with it than the player sent.
+  virtual Json shown_move(const Json& logged) const { return logged; }
+
   virtual bool finished() const = 0;
   // {"scores":[...],"winners":[SEATS], ...}; null until finished().
   virtual Json result() const = 0;

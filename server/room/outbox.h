@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "games/external/external_game.h"
 #include "protocol/encode.h"
 #include "server/connection.h"
 #include "server/frame.h"
@@ -48,6 +49,14 @@ struct MembershipChange {
   bool member = false;
 };
 
+// A call to the rules engine of an external game (server/engine/), to make off the strand;
+// its answer goes back to Table::engine_answered with `id`.
+struct EngineRequest {
+  std::uint64_t id = 0;
+  std::string kind;  // the game's kind: the engine registered under that name
+  external::EngineCall call;
+};
+
 struct Outbox {
   std::vector<Delivery> deliveries;  // in order
   std::vector<StoreWrite> writes;    // in order, before the deliveries' later writes
@@ -60,10 +69,11 @@ struct Outbox {
   std::optional<Clock::time_point> accepted_move_received;
   // The room has ended its life here (swept): the actor removes it from the lobby.
   bool remove = false;
+  std::optional<EngineRequest> engine_call;
 
   bool empty() const {
     return deliveries.empty() && writes.empty() && memberships.empty() && !summary &&
-           open_rooms_delta == 0 && !accepted_move_received && !remove;
+           open_rooms_delta == 0 && !accepted_move_received && !remove && !engine_call;
   }
   // Empties it, keeping the vectors' capacity (one outbox is reused from call to call).
   void clear() {
@@ -74,6 +84,7 @@ struct Outbox {
     open_rooms_delta = 0;
     accepted_move_received.reset();
     remove = false;
+    engine_call.reset();
   }
 };
 

@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 
 #include "server/config.h"
+#include "server/engine/engine_directory.h"
 #include "server/log.h"
 #include "server/metrics.h"
 
@@ -185,6 +186,7 @@ void Room::carry_out(Outbox& out) {
                                       Clock::now() - *out.accepted_move_received)
                                       .count());
   }
+  if (out.engine_call) call_engine(std::move(*out.engine_call));
   if (out.remove) {
     stopped_ = true;
     timer_.cancel();
@@ -221,6 +223,26 @@ void Room::write(StoreWrite w) {
   } else {
     store_->save_room(std::move(std::get<RoomRecord>(w.record)), std::move(done));
   }
+}
+
+void Room::call_engine(EngineRequest request) {
+  auto answered = [weak = weak_from_this(), id = request.id](EngineReply reply) {
+    if (auto self = weak.lock()) {
+      net::post(self->strand_, [self, id, reply = std::move(reply)]() mutable {
+        self->run([&](Table& table, TableTime now, Outbox& out) {
+          table.engine_answered(id, std::move(reply), now, out);
+        });
+      });
+    }
+  };
+  auto engine = find_engine(request.kind);
+  if (!engine) {
+    // A stored room of a game whose engine this server was started without.
+    EngineReply missing;
+    missing.cause = "no engine is registered under " + request.kind + " (--engine)";
+    return net::post(strand_, [answered, missing] { answered(missing); });
+  }
+  engine->call(std::move(request.call), std::move(answered));
 }
 
 void Room::sync_timer() {

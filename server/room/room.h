@@ -76,6 +76,8 @@ class Room : public std::enable_shared_from_this<Room> {
   void run(Step&& step);
   void carry_out(Outbox& out);
   void write(StoreWrite write);
+  // Makes an external game's engine call; its answer comes back onto the strand.
+  void call_engine(EngineRequest request);
   // Arms the timer for the table's next deadline (or cancels it).
   void sync_timer();
 

@@ -204,6 +204,7 @@ void Table::move(const Caller& caller, Json move, std::optional<std::int64_t> se
       return reply_error(caller, ErrorCode::kNotAllowed,
                          "this game was stopped and cannot be played on", out);
     case RoomStatus::kPlaying:
+    case RoomStatus::kPaused:
       break;
   }
   if (seq && *seq != seq_) {
@@ -227,6 +228,10 @@ void Table::legal_moves(const Caller& caller, Outbox& out) {
 
 bool Table::accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, TableTime now,
                         Outbox& out) {
+  // An external game's engine answers first; the answer comes back as the move to record.
+  if (auto* remote = external_game()) {
+    return ask_engine(*remote, seat, std::move(move), by, caller, out);
+  }
   MoveResult result = game_->apply(seat, move);
   if (!result.ok()) {
     if (caller) {
@@ -237,6 +242,12 @@ bool Table::accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, T
     }
     return false;
   }
+  record_move(seat, std::move(move), result, by, caller, now, out);
+  return true;
+}
+
+void Table::record_move(Seat seat, Json move, const MoveResult& result, MoveBy by,
+                        const Caller* caller, TableTime now, Outbox& out) {
   ++moves_in_game_;
   ++seq_;
   persist_move(seat, std::move(move), now, out);
@@ -252,7 +263,6 @@ bool Table::accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, T
     events.push_back({{"type", "timeout"}, {"seat", seat}});
     after_accepted(protocol::to_wire(events), now, out);
   }
-  return true;
 }
 
 void Table::persist_move(Seat seat, Json move, TableTime now, Outbox& out) {
@@ -293,6 +303,7 @@ void Table::after_accepted(std::string_view events, TableTime now, Outbox& out) 
   arm_turn_clock(now);
   broadcast_state(events, now, out);
   if (game_->finished()) return finish_game(now, out);
+  if (external_game()) continue_with_engine(out);
   schedule_bots(now);
 }
 

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -24,8 +25,10 @@
 #include "bots/strategy.h"
 #include "games/core/game_info.h"
 #include "games/core/rng.h"
+#include "games/external/external_game.h"
 #include "protocol/encode.h"
 #include "protocol/error_code.h"
+#include "server/engine/engine_reply.h"
 #include "server/room/outbox.h"
 #include "server/room/room_options.h"
 
@@ -83,7 +86,8 @@ class Table {
 
   const std::string& id() const { return setup_.id; }
   bool is_private() const { return setup_.options.is_private; }
-  RoomStatus status() const { return status_; }
+  // kPaused while the room's rules engine (an external game) is not answering.
+  RoomStatus status() const { return engine_paused_ ? RoomStatus::kPaused : status_; }
   std::int64_t seq() const { return seq_; }
   const Game* game() const { return game_.get(); }
   const WriteAheadGate& gate() const { return gate_; }
@@ -116,6 +120,11 @@ class Table {
   // Whether the room should go (finished long ago, or nobody connected and idle); if so
   // puts its farewell in `out` and sets out.remove.
   void sweep(TableTime now, Outbox& out);
+
+  // ---- the rules engine of an external game (table_engine.cpp) ----
+  // The engine answered call `call_id` (Outbox::engine_call). Answers of calls the table no
+  // longer waits for are ignored.
+  void engine_answered(std::uint64_t call_id, EngineReply reply, TableTime now, Outbox& out);
 
   // ---- the store (table_record.cpp) ----
   // The store completed the oldest gating write. A failure stops the game, visibly; a fenced
@@ -155,11 +164,41 @@ class Table {
   // The one path of an accepted move. `caller`: the player who moved (gets the ok).
   bool accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, TableTime now,
                    Outbox& out);
+  // The part of accept_move after the engine applied the move: seq, store, ok, pushes.
+  void record_move(Seat seat, Json move, const MoveResult& result, MoveBy by,
+                   const Caller* caller, TableTime now, Outbox& out);
   void begin_game(TableTime now, Outbox& out);
   void after_accepted(std::string_view events, TableTime now, Outbox& out);
   void finish_game(TableTime now, Outbox& out);
   void freeze(std::string_view why, Outbox& out);
   void count_open(bool open, Outbox& out);
+
+  // table_engine.cpp: an external game's moves go to its engine first (games/external/).
+  struct EngineWait {
+    std::uint64_t id = 0;
+    external::EngineCall call;
+    MoveBy by = MoveBy::kPlayer;
+    std::optional<Caller> caller;
+    bool probe = false;  // a paused room asking whether the engine answers again
+  };
+  struct QueuedMove {
+    Seat seat = 0;
+    Json move;
+    MoveBy by = MoveBy::kPlayer;
+    std::optional<Caller> caller;
+  };
+  external::ExternalGame* external_game() const;
+  // An engine call is in flight or the engine is failing: no bot moves, no clock runs.
+  bool engine_busy() const { return engine_wait_.has_value() || engine_paused_; }
+  bool ask_engine(external::ExternalGame& game, Seat seat, Json move, MoveBy by,
+                  const Caller* caller, Outbox& out);
+  void send_engine_call(external::EngineCall call, MoveBy by, const Caller* caller, bool probe,
+                        Outbox& out);
+  // Asks the engine for what the game waits on with nobody to act (init, a null action).
+  void continue_with_engine(Outbox& out);
+  void engine_failed(EngineWait wait, const std::string& cause, TableTime now, Outbox& out);
+  void retry_engine(Outbox& out);
+  void run_queued_moves(TableTime now, Outbox& out);
 
   // table_time.cpp
   void schedule_bots(TableTime now);
@@ -233,6 +272,14 @@ class Table {
   std::optional<TurnClock> turn_clock_;
   Clock::time_point last_activity_;
   Clock::time_point finished_at_{};
+  // An external game's engine: the call in flight, moves that came meanwhile, and whether
+  // the engine is failing (the room is paused; engine_retry_ asks it again).
+  std::optional<EngineWait> engine_wait_;
+  std::deque<QueuedMove> engine_queue_;
+  std::uint64_t engine_calls_ = 0;
+  bool engine_paused_ = false;
+  int engine_failures_ = 0;  // in a row, for the backoff
+  std::optional<Clock::time_point> engine_retry_;
   // broadcast_state's lists, kept from move to move so that it allocates none.
   std::vector<Seat> view_seats_;
   std::vector<std::shared_ptr<Player>> view_players_;  // null for the spectators' view

@@ -41,7 +41,7 @@ protocol::RoomSummary Table::summary() const {
   protocol::RoomSummary out;
   out.room = id();
   out.kind = setup_.game->kind;
-  out.status = status_;
+  out.status = status();
   out.spectators = static_cast<int>(spectators_.size());
   out.options = setup_.game_options;
   for (const auto& occupant : seats_) {

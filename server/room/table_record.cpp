@@ -13,6 +13,7 @@ StoredRoomStatus stored_status(RoomStatus status) {
     case RoomStatus::kWaiting:
       return StoredRoomStatus::kWaiting;
     case RoomStatus::kPlaying:
+    case RoomStatus::kPaused:
       return StoredRoomStatus::kPlaying;
     case RoomStatus::kFinished:
     case RoomStatus::kFrozen:
@@ -186,6 +187,8 @@ void Table::resume_after_restore(TableTime now, Outbox& out) {
   publish_room(out);
   arm_turn_clock(now);
   schedule_bots(now);
+  // An external game recovered between two engine calls asks for the next one again.
+  if (external_game()) continue_with_engine(out);
 }
 
 }  // namespace parlor::server

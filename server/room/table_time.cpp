@@ -39,6 +39,7 @@ std::optional<Clock::time_point> Table::next_deadline() const {
     if (!next || at < *next) next = at;
   };
   if (turn_clock_) consider(turn_clock_->at);
+  if (engine_retry_) consider(*engine_retry_);
   for (const auto& occupant : seats_) {
     if (occupant && occupant->grace) consider(*occupant->grace);
   }
@@ -58,6 +59,7 @@ void Table::advance(TableTime now, Outbox& out) {
     publish_room(out);
     schedule_bots(now);
   }
+  if (engine_retry_ && *engine_retry_ <= now.steady) retry_engine(out);
   if (turn_clock_ && turn_clock_->at <= now.steady) on_turn_timeout(now, out);
   if (bot_due_ && *bot_due_ <= now.steady) {
     bot_due_.reset();
@@ -71,7 +73,7 @@ void Table::hand_seat_to_bot(Occupant& occupant) {
 }
 
 void Table::schedule_bots(TableTime now) {
-  if (status_ != RoomStatus::kPlaying || bot_due_) return;
+  if (status_ != RoomStatus::kPlaying || bot_due_ || engine_busy()) return;
   for (Seat s : game_->to_act()) {
     if (seats_[static_cast<std::size_t>(s)]->bot) {
       bot_due_ = now.steady + timings_.bot_delay;
@@ -81,7 +83,7 @@ void Table::schedule_bots(TableTime now) {
 }
 
 void Table::run_bots(TableTime now, Outbox& out) {
-  if (status_ != RoomStatus::kPlaying) return;
+  if (status_ != RoomStatus::kPlaying || engine_busy()) return;
   for (Seat s : game_->to_act()) {
     auto& occupant = seats_[static_cast<std::size_t>(s)];
     if (!occupant->bot) continue;
@@ -97,7 +99,7 @@ void Table::run_bots(TableTime now, Outbox& out) {
 void Table::arm_turn_clock(TableTime now) {
   if (setup_.options.turn_seconds.count() == 0) return;  // no clock: nothing to arm
   turn_clock_.reset();
-  if (status_ != RoomStatus::kPlaying) return;
+  if (status_ != RoomStatus::kPlaying || engine_busy()) return;
   const auto to_act = game_->to_act();
   const bool human_to_act = std::any_of(to_act.begin(), to_act.end(), [&](Seat s) {
     return !seats_[static_cast<std::size_t>(s)]->bot;

@@ -2,13 +2,15 @@
 # Server benchmark on loopback: parlor-server on CPU 0 (one I/O thread), parlor-load on CPU 1.
 # Prints parlor-load's report plus the server's CPU time per accepted move and its RSS.
 #
-#   tests/bench/server_load.sh BUILD_DIR ROOMS THINK_MS SECONDS STORE [SEATS]
+#   tests/bench/server_load.sh BUILD_DIR ROOMS THINK_MS SECONDS STORE [SEATS] [GAME]
 #   e.g. tests/bench/server_load.sh build/release 100 0 10 none
 # STORE is sqlite, none or a postgres:// URL; PARLOR_BENCH_SERVER_FLAGS adds server flags
 # (cluster mode: "--cluster redis://127.0.0.1:PORT --node-id bench").
+# The server takes every other setting from PARLOR_* variables, e.g. an external game:
+#   PARLOR_ENGINE=whist=http://127.0.0.1:9001 tests/bench/server_load.sh build/release 100 0 10 none 4 whist
 set -euo pipefail
 build=${1:?build dir}; rooms=${2:?rooms}; think=${3:?think ms}; seconds=${4:?seconds}
-store=${5:?sqlite or none}; seats=${6:-4}
+store=${5:?sqlite or none}; seats=${6:-4}; game=${7:-bigtwo}
 data=$(mktemp -d)
 out=$(mktemp)
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$data" "$out"' EXIT
@@ -20,7 +22,7 @@ for _ in $(seq 50); do grep -q listening "$out" && break; sleep 0.1; done
 port=$(sed -n 's/listening on .*:\([0-9]*\)/\1/p' "$out")
 ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
 ramp_ms=$((rooms * 2 > 1000 ? rooms * 2 : 1000))
-taskset -c 1 "$build/bots/parlor-load" --url "ws://127.0.0.1:$port/ws" --rooms "$rooms" \
+taskset -c 1 "$build/bots/parlor-load" --url "ws://127.0.0.1:$port/ws" --game "$game" --rooms "$rooms" \
   --seats "$seats" --think-ms "$think" --duration "$seconds" --ramp-ms "$ramp_ms" --json >"$out.load" &
 load=$!
 # Measure the server's CPU inside the load's measured window (after its ramp-up), and divide by

@@ -34,6 +34,10 @@ std::vector<std::string> hidden_hand_cards(const Game& game, Seat viewer) {
 }
 
 std::string scan_frame(const Json& frame, const Game& mirror, Seat viewer) {
+  return scan_frame(frame, hidden_hand_cards(mirror, viewer), viewer);
+}
+
+std::string scan_frame(const Json& frame, const std::vector<std::string>& hidden, Seat viewer) {
   std::set<std::string> mentioned;
   if (frame.value("type", "") == "state" && frame.contains("events")) {
     // Events before a new deal describe plays of the previous deal, whose cards were public
@@ -50,7 +54,7 @@ std::string scan_frame(const Json& frame, const Game& mirror, Seat viewer) {
   } else {
     collect_strings(frame, mentioned);
   }
-  for (const std::string& card : hidden_hand_cards(mirror, viewer)) {
+  for (const std::string& card : hidden) {
     if (mentioned.contains(card)) {
       return "frame to " +
              (viewer == kSpectator ? std::string("a spectator")

@@ -36,5 +36,7 @@ std::vector<std::string> hidden_hand_cards(const Game& game, Seat viewer);
 
 // Checks one frame received by `viewer`; returns a description of a leak or "".
 std::string scan_frame(const Json& frame, const Game& mirror, Seat viewer);
+// The same against the cards `viewer` may not see (when there is no mirror of the game).
+std::string scan_frame(const Json& frame, const std::vector<std::string>& hidden, Seat viewer);
 
 }  // namespace parlor::testing
