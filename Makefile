@@ -6,7 +6,7 @@ BUILD_DIR := build/$(PRESET)
 PORT ?= 8080
 CTEST_ARGS ?=
 
-.PHONY: run test deps build configure unit asan bench clean web
+.PHONY: run test deps build configure unit asan tsan bench clean web
 
 deps:
 	@bash deploy/install-deps.sh
@@ -29,6 +29,13 @@ test: build web
 
 asan:
 	@$(MAKE) test PRESET=asan
+
+# The tests that run a server (labels integration and conformance) under ThreadSanitizer.
+# Not part of `make test`: a build of its own, and several times slower.
+tsan: deps
+	@cmake --preset tsan >/dev/null
+	@cmake --build --preset tsan
+	ctest --preset tsan --timeout 900 -j2
 
 bench: build
 	./$(BUILD_DIR)/tests/parlor-bench

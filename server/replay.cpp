@@ -5,6 +5,15 @@
 
 namespace parlor::server {
 
+namespace {
+
+ReplayRefusal no_longer_replays() {
+  return {protocol::ErrorCode::kInternalError,
+          "this game no longer replays under the server's rules engine"};
+}
+
+}  // namespace
+
 const GameRecord* find_replay_game(const RoomHistory& history, std::optional<int> number) {
   if (history.games.empty()) return nullptr;
   if (!number) return &history.games.back();
@@ -16,12 +25,14 @@ const GameRecord* find_replay_game(const RoomHistory& history, std::optional<int
 
 ReplayOutcome build_replay(const RoomHistory& history, const GameRecord& record,
                            std::optional<Seat> as) {
-  const ReplayRefusal no_longer_replays{
-      protocol::ErrorCode::kInternalError,
-      "this game no longer replays under the server's rules engine"};
   const GameInfo* info = find_game(history.room.kind);
-  if (!info) return no_longer_replays;
-  auto game = info->create(history.room.game_options, history.room.seats, record.seed);
+  if (!info) return no_longer_replays();
+  return build_replay(history, record, as,
+                      info->create(history.room.game_options, history.room.seats, record.seed));
+}
+
+ReplayOutcome build_replay(const RoomHistory& history, const GameRecord& record,
+                           std::optional<Seat> as, std::unique_ptr<Game> game) {
   const Seat viewer = as.value_or(kSpectator);
   Json initial = game->full_state();
   // The seed never leaves the server, even after the end: the reveal shows the deal itself.
@@ -38,7 +49,7 @@ ReplayOutcome build_replay(const RoomHistory& history, const GameRecord& record,
       {record.start_seq, std::nullopt, nullptr, game->view(viewer), game->to_act(), nullptr});
   LogReplayer replayer(std::move(game));
   for (const MoveRecord& move : record.moves) {
-    if (!replayer.apply(move.seat, move.move, move.state_hash)) return no_longer_replays;
+    if (!replayer.apply(move.seat, move.move, move.state_hash)) return no_longer_replays();
     // Your own moves are yours to see; others' only through their public events.
     out.steps.push_back({move.seq, move.seat, replayer.last_result()->events(),
                          replayer.game().view(viewer), replayer.game().to_act(),

@@ -4,6 +4,7 @@
 // reveal (every hand at the deal, every move) comes only once the game has ended.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -26,6 +27,11 @@ using ReplayOutcome = std::variant<protocol::Replay, ReplayRefusal>;
 // the engine no longer replays it.
 ReplayOutcome build_replay(const RoomHistory& history, const GameRecord& record,
                            std::optional<Seat> as);
+// The same, replayed onto `game`: the game the record's (options, seats, seed) create, or
+// for tests one dealt otherwise (the non-interference test compares replays of deals that
+// differ only in what the viewer cannot see).
+ReplayOutcome build_replay(const RoomHistory& history, const GameRecord& record,
+                           std::optional<Seat> as, std::unique_ptr<Game> game);
 
 // The game `number` of a room history (nullopt: the latest), or null.
 const GameRecord* find_replay_game(const RoomHistory& history, std::optional<int> number);

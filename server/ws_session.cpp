@@ -115,6 +115,11 @@ void WsSession<Stream>::on_accept(beast::error_code ec) {
 
 template <class Stream>
 void WsSession<Stream>::do_read() {
+  // The replies to what was read so far go to the writer before the next frame is read. A
+  // frame that fails the connection (already in the buffer, behind a good request) makes
+  // Beast ask for its close frame at once, and nothing is written after a close: a reply
+  // still in the inbox then would be lost, though its request was read and handled.
+  drain_inbox();
   ws_.async_read(buffer_, beast::bind_front_handler(&WsSession::on_read, this->shared_from_this()));
 }
 

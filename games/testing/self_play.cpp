@@ -38,18 +38,6 @@ std::string describe(const GameInfo& info, std::uint64_t seed, std::int64_t step
   return out.str();
 }
 
-// A move built from a prompt's "choose" form: `count` distinct random items of `from`.
-Json move_from_choose(const Json& choose, Rng& rng) {
-  std::vector<Json> from(choose["from"].begin(), choose["from"].end());
-  const auto count = choose["count"].get<std::size_t>();
-  for (std::size_t i = 0; i < count && i < from.size(); ++i) {
-    std::swap(from[i], from[i + rng.uniform(from.size() - i)]);
-  }
-  Json picked = Json::array();
-  for (std::size_t i = 0; i < count && i < from.size(); ++i) picked.push_back(from[i]);
-  return {{"action", choose["action"]}, {choose["field"].get<std::string>(), picked}};
-}
-
 // A random variation of a legal move: a card replaced, dropped, or added; or a bare action.
 Json mutate(const Json& move, Rng& rng) {
   Json out = move;
@@ -132,6 +120,17 @@ std::string check_views(const Game& game, const SelfPlayHooks& hooks) {
 }
 
 }  // namespace
+
+Json move_from_choose(const Json& choose, Rng& rng) {
+  std::vector<Json> from(choose["from"].begin(), choose["from"].end());
+  const auto count = choose["count"].get<std::size_t>();
+  for (std::size_t i = 0; i < count && i < from.size(); ++i) {
+    std::swap(from[i], from[i + rng.uniform(from.size() - i)]);
+  }
+  Json picked = Json::array();
+  for (std::size_t i = 0; i < count && i < from.size(); ++i) picked.push_back(from[i]);
+  return {{"action", choose["action"]}, {choose["field"].get<std::string>(), picked}};
+}
 
 CardSet cards_mentioned(const Json& value) {
   CardSet out;

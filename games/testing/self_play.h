@@ -22,6 +22,7 @@
 
 #include "games/core/card_set.h"
 #include "games/core/game_info.h"
+#include "games/core/rng.h"
 
 namespace parlor::testing {
 
@@ -51,6 +52,10 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
 std::uint64_t test_seed(std::uint64_t fallback);
 // Number of games: PARLOR_SELF_PLAY_GAMES when set, else `fallback`.
 int self_play_games(int fallback);
+
+// A move built from a prompt's "choose" form (a move whose legal set is not enumerated, such
+// as a discard): `count` distinct random items of `from`.
+Json move_from_choose(const Json& choose, Rng& rng);
 
 // Every card string found anywhere in a JSON value (string values that parse as cards).
 CardSet cards_mentioned(const Json& value);
