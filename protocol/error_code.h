@@ -35,10 +35,10 @@ enum class ErrorCode {
   kStaleState,  // move.seq is behind the room's state
   kRateLimited,
   kTooManyRooms,
-  kNotAllowed,       // the request is well formed but this player may not do it
-  kUnknownStrategy,  // add_bot with a strategy no bot implements
-  kInternalError,    // a bug on our side; the request changed nothing
-  kRoomMoved,        // cluster mode: another node serves the room (see encode_room_moved)
+  kNotAllowed,         // the request is well formed but this player may not do it
+  kUnknownStrategy,    // add_bot with a strategy no bot implements
+  kInternalError,      // a bug on our side; the request changed nothing
+  kRoomMoved,          // cluster mode: another node serves the room (see encode_room_moved)
   kEngineUnavailable,  // the room's rules engine (an external game) failed; the room is paused
 };
 

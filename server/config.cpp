@@ -72,8 +72,8 @@ bool add_engines(const std::string& value, ServerConfig& config) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) return false;
     const std::string name = item.substr(0, eq);
-    if (name.size() > 32 || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") !=
-                                std::string::npos) {
+    if (name.size() > 32 ||
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
       return false;
     }
     for (const EngineFlag& known : config.engines) {

@@ -82,8 +82,8 @@ TEST(Config, StoreBackends) {
 TEST(Config, EnginesAreRepeatableAndListedInTheEnvironment) {
   std::string error;
   ::setenv("PARLOR_ENGINE", "whist=http://127.0.0.1:9001/api/v1/whist,eights=http://h:1", 1);
-  auto config = parse({"--engine", "go-fish=http://127.0.0.1:9002", "--engine-timeout-ms=250"},
-                      error);
+  auto config =
+      parse({"--engine", "go-fish=http://127.0.0.1:9002", "--engine-timeout-ms=250"}, error);
   ::unsetenv("PARLOR_ENGINE");
   ASSERT_TRUE(config) << error;
   ASSERT_EQ(config->engines.size(), 3U);

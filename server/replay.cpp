@@ -51,10 +51,10 @@ ReplayOutcome build_replay(const RoomHistory& history, const GameRecord& record,
   for (const MoveRecord& move : record.moves) {
     if (!replayer.apply(move.seat, move.move, move.state_hash)) return no_longer_replays();
     // Your own moves are yours to see; others' only through their public events.
-    out.steps.push_back({move.seq, move.seat, replayer.last_result()->events(),
-                         replayer.game().view(viewer), replayer.game().to_act(),
-                         as && move.seat == *as ? replayer.game().shown_move(move.move)
-                                                : Json(nullptr)});
+    out.steps.push_back(
+        {move.seq, move.seat, replayer.last_result()->events(), replayer.game().view(viewer),
+         replayer.game().to_act(),
+         as && move.seat == *as ? replayer.game().shown_move(move.move) : Json(nullptr)});
   }
   const Game& end = replayer.game();
   out.finished = end.finished();

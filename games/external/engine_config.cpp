@@ -33,7 +33,7 @@ std::optional<EngineConfig> parse_engine_config(const Json& answer, std::string&
   EngineConfig config;
   if (!answer.contains("deck") || !answer["deck"].is_string() ||
       (answer["deck"] != "52" && answer["deck"] != "52JJ")) {
-    error = "config.deck must be \"52\" or \"52JJ\"";
+    error = R"(config.deck must be "52" or "52JJ")";
     return std::nullopt;
   }
   config.deck = answer["deck"].get<std::string>();
@@ -64,11 +64,11 @@ std::optional<EngineConfig> parse_engine_config(const Json& answer, std::string&
       return std::nullopt;
     }
     if (spec.orientation != "horizontal" && spec.orientation != "vertical") {
-      error = where + ".orientation must be \"horizontal\" or \"vertical\"";
+      error = where + R"(.orientation must be "horizontal" or "vertical")";
       return std::nullopt;
     }
     if (spec.alignment != "start" && spec.alignment != "center" && spec.alignment != "end") {
-      error = where + ".alignment must be \"start\", \"center\" or \"end\"";
+      error = where + R"(.alignment must be "start", "center" or "end")";
       return std::nullopt;
     }
     if (!s.contains("max-size") || !s["max-size"].is_number_integer() ||

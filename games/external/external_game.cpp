@@ -78,8 +78,7 @@ std::string ExternalGame::player_id(Seat seat) { return "seat" + std::to_string(
 
 void ExternalGame::shuffle_all() {
   // Each deal of a game has its own order, all of them fixed by the room's seed.
-  const std::uint64_t seed =
-      seed_ + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(shuffles_);
+  const std::uint64_t seed = seed_ + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(shuffles_);
   const CardSet cards = config_->deck == "52JJ" ? deck_with_jokers() : standard_deck();
   deck_.clear();
   for (Card card : shuffled(cards, seed)) deck_.push_back(card.to_string());
@@ -119,8 +118,10 @@ Json ExternalGame::prompt(Seat seat) const {
     for (const auto& item : from) legal.push_back({{"action", action}, {"value", {item}}});
     out["legal"] = std::move(legal);
   } else {
-    out["choose"] = {
-        {"action", action}, {"field", "value"}, {"count", open->count}, {"from", strings_json(from)}};
+    out["choose"] = {{"action", action},
+                     {"field", "value"},
+                     {"count", open->count},
+                     {"from", strings_json(from)}};
   }
   return out;
 }
@@ -134,15 +135,15 @@ MoveResult ExternalGame::check_move(Seat seat, const Json& move) const {
   const std::string action = action_name(open.kind);
   if (!move.is_object() || move.value("action", Json()) != action || !move.contains("value")) {
     return MoveResult::rejected(
-        "bad_request", "your prompt asks for {\"action\":\"" + action + "\",\"value\":[...]}");
+        "bad_request", R"(your prompt asks for {"action":")" + action + R"(","value":[...]})");
   }
   const auto value = distinct_strings(move["value"]);
   if (!value) {
     return MoveResult::rejected("bad_request", "value must be an array of different strings");
   }
   if (static_cast<int>(value->size()) != open.count) {
-    return MoveResult::rejected("illegal_move", "your prompt asks for exactly " +
-                                                    std::to_string(open.count) + " of them");
+    return MoveResult::rejected(
+        "illegal_move", "your prompt asks for exactly " + std::to_string(open.count) + " of them");
   }
   const auto& hand = hands_[static_cast<std::size_t>(seat)];
   for (const std::string& item : *value) {
@@ -208,21 +209,21 @@ MoveResult ExternalGame::apply_init(const Json& answer) {
       !answer.contains("state") || !answer["state"].is_object() ||
       !answer["state"].contains("phase") || !answer["state"]["phase"].is_string()) {
     return MoveResult::rejected(kBadAnswerCode,
-                                "init must answer {\"players\":[...],\"state\":{\"phase\":...}}");
+                                R"(init must answer {"players":[...],"state":{"phase":...}})");
   }
   const Json& players = answer["players"];
   if (static_cast<int>(players.size()) != seat_count()) {
     return MoveResult::rejected(kBadAnswerCode, "init answered " + std::to_string(players.size()) +
-                                                    " players for " +
-                                                    std::to_string(seat_count()) + " seats");
+                                                    " players for " + std::to_string(seat_count()) +
+                                                    " seats");
   }
   for (Seat s = 0; s < seat_count(); ++s) {
     const Json& p = players[static_cast<std::size_t>(s)];
     if (!p.is_object() || p.value("id", Json()) != player_id(s) || !p.contains("team") ||
         !p["team"].is_number_integer()) {
       return MoveResult::rejected(kBadAnswerCode, "init's players[" + std::to_string(s) +
-                                                      "] must be {\"id\":\"" + player_id(s) +
-                                                      "\",\"team\":INTEGER,...}");
+                                                      R"(] must be {"id":")" + player_id(s) +
+                                                      R"(","team":INTEGER,...})");
     }
   }
   players_ = players;
@@ -243,9 +244,9 @@ MoveResult ExternalGame::apply_next(Seat seat, const Json& action, const Json& a
       return MoveResult::rejected("bad_request", "a null action while a prompt is open");
     }
     if (++null_calls_ > kMaxNullCalls) {
-      return MoveResult::rejected(kBadAnswerCode,
-                                  "the engine opened no prompt in " +
-                                      std::to_string(kMaxNullCalls) + " calls in a row");
+      return MoveResult::rejected(
+          kBadAnswerCode,
+          "the engine opened no prompt in " + std::to_string(kMaxNullCalls) + " calls in a row");
     }
   } else {
     if (MoveResult check = check_move(seat, action); !check.ok()) return check;
@@ -286,8 +287,8 @@ MoveResult ExternalGame::apply_next(Seat seat, const Json& action, const Json& a
   const Json& list = answer[1];
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (finished_) {
-      return MoveResult::rejected(kBadAnswerCode, "event " + std::to_string(i) +
-                                                      " comes after end_game, the last event");
+      return MoveResult::rejected(
+          kBadAnswerCode, "event " + std::to_string(i) + " comes after end_game, the last event");
     }
     if (std::string fault = carry_out(list[i], events); !fault.empty()) {
       return MoveResult::rejected(kBadAnswerCode, "event " + std::to_string(i) + " (" +
@@ -407,7 +408,8 @@ std::string ExternalGame::carry_out(const Json& event, Json& events) {
   if (type == "add_info" || type == "set_info") {
     const auto id = string_field(event, "id");
     if (!id || id->empty()) return "id must be a non-empty string";
-    auto line = std::find_if(info_.begin(), info_.end(), [&](const InfoLine& l) { return l.id == *id; });
+    auto line =
+        std::find_if(info_.begin(), info_.end(), [&](const InfoLine& l) { return l.id == *id; });
     if (type == "add_info") {
       const auto label = string_field(event, "label");
       if (!label) return "label must be a string";
@@ -417,7 +419,8 @@ std::string ExternalGame::carry_out(const Json& event, Json& events) {
       return {};
     }
     if (line == info_.end()) return "no info line " + *id;
-    if (!event.contains("value") || (!event["value"].is_string() && !event["value"].is_number_integer())) {
+    if (!event.contains("value") ||
+        (!event["value"].is_string() && !event["value"].is_number_integer())) {
       return "value must be a string or an integer";
     }
     line->value = event["value"];
@@ -425,7 +428,8 @@ std::string ExternalGame::carry_out(const Json& event, Json& events) {
     return {};
   }
   if (type == "end_game") {
-    if (!event.contains("scores") || !event["scores"].is_object()) return "scores must be an object";
+    if (!event.contains("scores") || !event["scores"].is_object())
+      return "scores must be an object";
     std::vector<long long> scores;
     for (Seat s = 0; s < seat_count(); ++s) {
       const Json score = event["scores"].value(player_id(s), Json());
@@ -468,9 +472,10 @@ Json ExternalGame::view(Seat seat) const {
   for (const InfoLine& line : info_) {
     info.push_back({{"id", line.id}, {"label", line.label}, {"value", line.value}});
   }
-  Json out = {{"phase", phase_},       {"players", std::move(players)}, {"stacks", std::move(stacks)},
-              {"info", std::move(info)}, {"deck", deck_.size()},        {"discard", discard_.size()},
-              {"finished", finished_}};
+  Json out = {
+      {"phase", phase_},         {"players", std::move(players)}, {"stacks", std::move(stacks)},
+      {"info", std::move(info)}, {"deck", deck_.size()},          {"discard", discard_.size()},
+      {"finished", finished_}};
   if (seat >= 0 && seat < seat_count()) {
     out["hand"] = strings_json(hands_[static_cast<std::size_t>(seat)]);
   }
@@ -508,7 +513,8 @@ std::uint64_t ExternalGame::state_hash() const {
   return stable_hash(full_state().dump() + engine_state_.dump() + players_.dump());
 }
 
-GameInfo external_game_info(const std::string& name, std::shared_ptr<const EngineConfig> config) {
+GameInfo external_game_info(const std::string& name,
+                            const std::shared_ptr<const EngineConfig>& config) {
   GameInfo info;
   info.kind = name;
   info.name = name;

@@ -108,9 +108,9 @@ class ExternalGame final : public Game {
   std::string kind_;
   std::shared_ptr<const EngineConfig> config_;
   std::uint64_t seed_ = 0;
-  int shuffles_ = 0;                 // shuffle events carried out (each deals a new order)
-  std::vector<std::string> deck_;    // undealt cards; the top is the back
-  std::vector<std::string> discard_; // face down, seen by nobody
+  int shuffles_ = 0;                  // shuffle events carried out (each deals a new order)
+  std::vector<std::string> deck_;     // undealt cards; the top is the back
+  std::vector<std::string> discard_;  // face down, seen by nobody
   std::vector<std::vector<std::string>> hands_;
   std::vector<std::vector<std::string>> stacks_;  // in config order
   std::vector<InfoLine> info_;
@@ -125,6 +125,7 @@ class ExternalGame final : public Game {
 };
 
 // The registry entry of an engine's game: `name` is the kind the operator chose.
-GameInfo external_game_info(const std::string& name, std::shared_ptr<const EngineConfig> config);
+GameInfo external_game_info(const std::string& name,
+                            const std::shared_ptr<const EngineConfig>& config);
 
 }  // namespace parlor::external

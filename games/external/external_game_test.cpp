@@ -9,11 +9,10 @@ namespace {
 
 std::shared_ptr<const EngineConfig> two_player_config() {
   std::string error;
-  auto config = parse_engine_config(
-      Json::parse(R"({"deck":"52","player_count":2,
+  auto config = parse_engine_config(Json::parse(R"({"deck":"52","player_count":2,
         "stacks":[{"id":"pile","label":"Pile","orientation":"horizontal","max-size":52,"alignment":"center"}],
         "info":[{"id":"stock","label":"Stock","value":52}]})"),
-      error);
+                                    error);
   EXPECT_TRUE(config) << error;
   return std::make_shared<const EngineConfig>(*config);
 }
@@ -38,12 +37,11 @@ ExternalGame dealt_game(std::uint64_t seed = 7) {
       {"type":"set_info","id":"stock","value":42}])")))
                   .ok());
   const Json hand = game.view(0)["hand"];
-  EXPECT_TRUE(game.apply(kEngineSeat,
-                         next_move(nullptr, Json::array({{{"type", "prompt_play"},
-                                                          {"player", "seat0"},
-                                                          {"to", "pile"},
-                                                          {"count", 1},
-                                                          {"from", hand}}})))
+  EXPECT_TRUE(game.apply(kEngineSeat, next_move(nullptr, Json::array({{{"type", "prompt_play"},
+                                                                       {"player", "seat0"},
+                                                                       {"to", "pile"},
+                                                                       {"count", 1},
+                                                                       {"from", hand}}})))
                   .ok());
   return game;
 }
@@ -111,8 +109,7 @@ TEST(ExternalGame, ChecksAMoveAgainstThePromptBeforeTheEngineIsAsked) {
   EXPECT_EQ(refusal.code(), "bad_request");
   auto call = game.call_for_move(0, {{"action", "play"}, {"value", {mine}}}, refusal);
   ASSERT_TRUE(call);
-  EXPECT_EQ(Json::parse(call->body)["action"],
-            (Json{{"player", "seat0"}, {"value", {mine}}}));
+  EXPECT_EQ(Json::parse(call->body)["action"], (Json{{"player", "seat0"}, {"value", {mine}}}));
   // A player cannot make up the engine's answer: a move is only ever a logged call.
   EXPECT_FALSE(game.apply(0, {{"action", "play"}, {"value", {mine}}}).ok());
 }
@@ -123,9 +120,9 @@ TEST(ExternalGame, CarriesOutAnAnsweredPlay) {
   MoveResult refusal = MoveResult::accepted();
   auto call = game.call_for_move(0, {{"action", "play"}, {"value", {card}}}, refusal);
   ASSERT_TRUE(call);
-  const MoveResult result = game.apply(
-      0, ExternalGame::answered(*call, Json::array({{{"phase", "play"}, {"secret", 1}},
-                                                    Json::parse(R"([
+  const MoveResult result =
+      game.apply(0, ExternalGame::answered(
+                        *call, Json::array({{{"phase", "play"}, {"secret", 1}}, Json::parse(R"([
       {"type":"add_decoration","player":"seat0","name":"last","value":"played"}])")})));
   ASSERT_TRUE(result.ok()) << result.message();
   EXPECT_EQ(game.view(0)["hand"].size(), 4U);
@@ -179,9 +176,10 @@ TEST(ExternalGame, AnswerThatIsNotAPairIsRefused) {
   auto call = game.call_for_move(0, {{"action", "play"}, {"value", {card}}}, refusal);
   ASSERT_TRUE(call);
   EXPECT_EQ(game.apply(0, ExternalGame::answered(*call, Json::object())).code(), kBadAnswerCode);
-  EXPECT_EQ(game.apply(0, ExternalGame::answered(*call, Json::array({{{"no", "phase"}}, Json::array()})))
-                .code(),
-            kBadAnswerCode);
+  EXPECT_EQ(
+      game.apply(0, ExternalGame::answered(*call, Json::array({{{"no", "phase"}}, Json::array()})))
+          .code(),
+      kBadAnswerCode);
 }
 
 TEST(ExternalGame, EndGameMidTrickClosesThePromptsAndScores) {

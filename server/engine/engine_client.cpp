@@ -40,7 +40,8 @@ EngineReply read_answer(const http::response<http::string_body>& response) {
     reply.message = body.value("message", Json("")).is_string()
                         ? body.value("message", std::string())
                         : std::string();
-    if (reply.message.empty()) reply.message = "the game's engine refused this (" + reply.code + ")";
+    if (reply.message.empty())
+      reply.message = "the game's engine refused this (" + reply.code + ")";
     return reply;
   }
   return failed("HTTP status " + std::to_string(status));
@@ -66,8 +67,7 @@ std::optional<EngineUrl> parse_engine_url(const std::string& url, std::string& e
   out.host = authority.substr(0, colon);
   out.port = colon == std::string::npos ? "80" : authority.substr(colon + 1);
   unsigned port = 0;
-  const auto [end, ec] =
-      std::from_chars(out.port.data(), out.port.data() + out.port.size(), port);
+  const auto [end, ec] = std::from_chars(out.port.data(), out.port.data() + out.port.size(), port);
   if (out.host.empty() || ec != std::errc() || end != out.port.data() + out.port.size() ||
       port == 0 || port > 65535) {
     error = "the URL must be http://HOST:PORT/PATH with a port from 1 to 65535";

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include <boost/asio/awaitable.hpp>
 #include "games/core/game.h"
 #include "games/external/external_game.h"
-#include <boost/asio/awaitable.hpp>
 
 #include "server/engine/engine_reply.h"
 #include "server/net.h"

@@ -165,8 +165,8 @@ class Table {
   bool accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, TableTime now,
                    Outbox& out);
   // The part of accept_move after the engine applied the move: seq, store, ok, pushes.
-  void record_move(Seat seat, Json move, const MoveResult& result, MoveBy by,
-                   const Caller* caller, TableTime now, Outbox& out);
+  void record_move(Seat seat, Json move, const MoveResult& result, MoveBy by, const Caller* caller,
+                   TableTime now, Outbox& out);
   void begin_game(TableTime now, Outbox& out);
   void after_accepted(std::string_view events, TableTime now, Outbox& out);
   void finish_game(TableTime now, Outbox& out);

@@ -49,8 +49,7 @@ bool Table::ask_engine(external::ExternalGame& game, Seat seat, Json move, MoveB
       reply_refusal(*caller, refusal, out);
     } else {
       log_error("room " + id() + ": " + (by == MoveBy::kBot ? "bot" : "timeout") +
-                " move for seat " + std::to_string(seat) + " was refused (" + refusal.code() +
-                ")");
+                " move for seat " + std::to_string(seat) + " was refused (" + refusal.code() + ")");
     }
     return false;
   }
@@ -58,8 +57,8 @@ bool Table::ask_engine(external::ExternalGame& game, Seat seat, Json move, MoveB
   return true;
 }
 
-void Table::send_engine_call(external::EngineCall call, MoveBy by, const Caller* caller,
-                             bool probe, Outbox& out) {
+void Table::send_engine_call(external::EngineCall call, MoveBy by, const Caller* caller, bool probe,
+                             Outbox& out) {
   // The seat has answered: its clock stops while the engine thinks, and so do the bots.
   turn_clock_.reset();
   bot_due_.reset();
@@ -82,8 +81,7 @@ void Table::continue_with_engine(Outbox& out) {
   }
 }
 
-void Table::engine_answered(std::uint64_t call_id, EngineReply reply, TableTime now,
-                            Outbox& out) {
+void Table::engine_answered(std::uint64_t call_id, EngineReply reply, TableTime now, Outbox& out) {
   if (gone_ || !engine_wait_ || engine_wait_->id != call_id) return;
   EngineWait wait = std::move(*engine_wait_);
   engine_wait_.reset();
@@ -92,8 +90,8 @@ void Table::engine_answered(std::uint64_t call_id, EngineReply reply, TableTime 
 
   if (wait.probe) {
     if (reply.outcome != EngineReply::Outcome::kAnswered) {
-      return engine_failed(std::move(wait), reply.cause.empty() ? reply.message : reply.cause,
-                           now, out);
+      return engine_failed(std::move(wait), reply.cause.empty() ? reply.message : reply.cause, now,
+                           out);
     }
     log_info("room " + id() + ": engine " + setup_.game->kind + " answers again; play resumes");
     engine_paused_ = false;
@@ -147,8 +145,7 @@ void Table::run_queued_moves(TableTime now, Outbox& out) {
   }
 }
 
-void Table::engine_failed(EngineWait wait, const std::string& cause, TableTime now,
-                          Outbox& out) {
+void Table::engine_failed(EngineWait wait, const std::string& cause, TableTime now, Outbox& out) {
   log_error("room " + id() + ": engine " + setup_.game->kind + " failed: " + cause +
             "; the room is paused until it answers");
   const std::string told =
@@ -159,8 +156,8 @@ void Table::engine_failed(EngineWait wait, const std::string& cause, TableTime n
   }
   for (const QueuedMove& queued : engine_queue_) {
     if (queued.caller) {
-      reply_error(*queued.caller, ErrorCode::kEngineUnavailable,
-                  told + "; your move was not made", out);
+      reply_error(*queued.caller, ErrorCode::kEngineUnavailable, told + "; your move was not made",
+                  out);
     }
   }
   engine_queue_.clear();
@@ -173,8 +170,8 @@ void Table::engine_failed(EngineWait wait, const std::string& cause, TableTime n
   ++engine_failures_;
   engine_retry_ = now.steady + backoff;
   if (newly) {
-    send_to_members(make_frame(protocol::encode_error(nullptr, ErrorCode::kEngineUnavailable, told)),
-                    out);
+    send_to_members(
+        make_frame(protocol::encode_error(nullptr, ErrorCode::kEngineUnavailable, told)), out);
     publish_room(out);
   }
 }

@@ -28,8 +28,8 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 fs::path test_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("parlor-engine-test-" + std::to_string(::getpid())) / name;
+  const fs::path dir =
+      fs::temp_directory_path() / ("parlor-engine-test-" + std::to_string(::getpid())) / name;
   fs::create_directories(dir);
   return dir;
 }
@@ -55,8 +55,8 @@ Json http_json(unsigned short port, const std::string& method, const std::string
                const std::string& body = "") {
   const std::string response = http_exchange(
       port, method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
-                "Content-Type: application/json\r\nContent-Length: " +
-                std::to_string(body.size()) + "\r\n\r\n" + body);
+                "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+                "\r\n\r\n" + body);
   const auto start = response.find("\r\n\r\n");
   return Json::parse(response.substr(start == std::string::npos ? 0 : start + 4));
 }
@@ -280,7 +280,8 @@ TEST_F(FakeEngineTest, HostedBotsPlayExternalGames) {
   const Json created = human->request(
       {{"type", "create_room"}, {"kind", "fake"}, {"seats", 2}, {"options", {{"seed", 5}}}});
   const std::string room = created["room"];
-  EXPECT_EQ(human->request({{"type", "add_bot"}, {"room", room}, {"seat", 1}, {"strategy", "random"}})["type"],
+  EXPECT_EQ(human->request(
+                {{"type", "add_bot"}, {"room", room}, {"seat", 1}, {"strategy", "random"}})["type"],
             "ok");
   EXPECT_EQ(human->request({{"type", "start"}, {"room", room}})["type"], "ok");
   while (true) {
@@ -288,9 +289,8 @@ TEST_F(FakeEngineTest, HostedBotsPlayExternalGames) {
     ASSERT_TRUE(frame);
     if ((*frame)["type"] == "game_over") break;
     if ((*frame)["to_act"] != Json::array({0})) continue;
-    const Json ok = human->request({{"type", "move"},
-                                    {"room", room},
-                                    {"move", (*frame)["prompt"]["legal"][0]}});
+    const Json ok = human->request(
+        {{"type", "move"}, {"room", room}, {"move", (*frame)["prompt"]["legal"][0]}});
     ASSERT_EQ(ok["type"], "ok") << ok.dump();
   }
 }
@@ -370,7 +370,7 @@ struct ExampleCase {
   std::string kind;
   std::string script;
   std::vector<std::string> state_keys;  // keys of the engine's state no frame may carry
-  int min_deals = 0;                     // shuffle events the game must see
+  int min_deals = 0;                    // shuffle events the game must see
 };
 
 // The test's name shows the engine, not the case's bytes.
@@ -482,17 +482,20 @@ TEST_P(ExampleEngineTest, PlaysAWholeGameWithoutLeaks) {
             << " deals\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Engines, ExampleEngineTest,
-    ::testing::Values(ExampleCase{"crazy-eights", "engines/crazy-eights/server.py",
-                                  {"passes", "called", "top", "turn"}, 0},
-                      ExampleCase{"bidwhist-tamerlane", "engines/bidwhist-tamerlane/server.py",
-                                  {"bidder", "leader", "trick", "won", "high"}, 2}),
-    [](const auto& param_info) {
-      std::string name = param_info.param.kind;
-      std::erase(name, '-');
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Engines, ExampleEngineTest,
+                         ::testing::Values(ExampleCase{"crazy-eights",
+                                                       "engines/crazy-eights/server.py",
+                                                       {"passes", "called", "top", "turn"},
+                                                       0},
+                                           ExampleCase{"bidwhist-tamerlane",
+                                                       "engines/bidwhist-tamerlane/server.py",
+                                                       {"bidder", "leader", "trick", "won", "high"},
+                                                       2}),
+                         [](const auto& param_info) {
+                           std::string name = param_info.param.kind;
+                           std::erase(name, '-');
+                           return name;
+                         });
 
 // ---- crash recovery -----------------------------------------------------------------------
 
@@ -507,8 +510,8 @@ TEST(EngineCrashTest, AnExternalRoomComesBackFromItsLogWithoutAskingTheEngine) {
   const fs::path data = test_dir("crash-data");
   fs::remove_all(data);
   ServerProcess server(PARLOR_SERVER_BINARY,
-                       {"--dev", "--store", "sqlite", "--data-dir", data.string(), "--threads",
-                        "2", "--engine", "fake=" + engine.url(), "--engine-timeout-ms", "2000"},
+                       {"--dev", "--store", "sqlite", "--data-dir", data.string(), "--threads", "2",
+                        "--engine", "fake=" + engine.url(), "--engine-timeout-ms", "2000"},
                        test_dir("crash-logs"), "server");
   ASSERT_EQ(server.start(), "");
   const unsigned short port = server.port();
@@ -559,8 +562,11 @@ TEST(EngineCrashTest, AnExternalRoomComesBackFromItsLogWithoutAskingTheEngine) {
   Json state = *after;
   Seat seat = 1;
   while (true) {
-    const Json played = seats[static_cast<std::size_t>(seat)]->request(
-        {{"type", "move"}, {"room", room}, {"seq", state["seq"]}, {"move", state["prompt"]["legal"][0]}});
+    const Json played =
+        seats[static_cast<std::size_t>(seat)]->request({{"type", "move"},
+                                                        {"room", room},
+                                                        {"seq", state["seq"]},
+                                                        {"move", state["prompt"]["legal"][0]}});
     ASSERT_EQ(played["type"], "ok") << played.dump();
     seat = 1 - seat;
     auto next = prompt_for(*seats[static_cast<std::size_t>(seat)], room, seat);
