@@ -89,7 +89,7 @@ EngineClient::EngineClient(net::any_io_executor executor, std::string name, Engi
 
 void EngineClient::call(external::EngineCall call, std::function<void(EngineReply)> done) {
   net::co_spawn(executor_, exchange(shared_from_this(), std::move(call)),
-                [done = std::move(done)](std::exception_ptr error, EngineReply reply) {
+                [done = std::move(done)](const std::exception_ptr& error, EngineReply reply) {
                   if (error) {
                     try {
                       std::rethrow_exception(error);

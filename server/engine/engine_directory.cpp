@@ -20,7 +20,7 @@ std::map<std::string, std::shared_ptr<EngineClient>, std::less<>>& directory() {
 
 }  // namespace
 
-void register_engines(const std::vector<EngineFlag>& engines, net::any_io_executor executor,
+void register_engines(const std::vector<EngineFlag>& engines, const net::any_io_executor& executor,
                       EngineClientOptions options) {
   struct Checked {
     std::string name;

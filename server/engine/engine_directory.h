@@ -16,7 +16,7 @@ struct EngineFlag;
 // For each engine: fetches and checks its /config (blocking), then registers its game in the
 // game registry and its client here. Throws std::runtime_error naming the engine and what is
 // wrong; nothing is registered then.
-void register_engines(const std::vector<EngineFlag>& engines, net::any_io_executor executor,
+void register_engines(const std::vector<EngineFlag>& engines, const net::any_io_executor& executor,
                       EngineClientOptions options);
 
 // Forgets every engine's client (their connections belong to the server's io_context, which

@@ -61,6 +61,7 @@ std::vector<OwnedRoom> PostgresCluster::rooms_without_live_owner(
                                     " ORDER BY r.created_ms LIMIT $3",
                                 {text_array(live_nodes), text_array(held), std::to_string(limit)});
     std::vector<OwnedRoom> out;
+    out.reserve(static_cast<std::size_t>(rows.rows()));
     for (int row = 0; row < rows.rows(); ++row) {
       out.push_back({rows.text(row, 0), rows.text(row, 1), rows.integer(row, 2)});
     }
