@@ -40,7 +40,8 @@ export interface SeatInfo {
 export interface RoomInfo {
   room: string;
   kind: string;
-  status: 'waiting' | 'playing' | 'finished' | string;
+  // 'paused': an external game's engine is not answering; 'frozen': the game was stopped.
+  status: 'waiting' | 'playing' | 'finished' | 'paused' | 'frozen' | string;
   seats: (SeatInfo | null)[];
   spectators: number;
   you?: number | null;
