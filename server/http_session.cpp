@@ -180,6 +180,7 @@ http::response<http::string_body> handle_http(ServerState& state,
                    "application/json");
   }
   if (path == "/api/rooms") {
+    // Cluster mode answers from the blocking pool (other nodes' rooms are read from Redis).
     return respond(http::status::ok, protocol::encode_rooms(nullptr, state.lobby().list_rooms()),
                    "application/json");
   }
@@ -255,7 +256,22 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
   std::shared_ptr<http::response<http::string_body>> response;
   if (beast::websocket::is_upgrade(request)) {
     const std::string target(request.target());
-    if (target.substr(0, target.find('?')) != "/ws") {
+    const std::string path = target.substr(0, target.find('?'));
+    if (path == kLinkPath) {
+      // Another node of the cluster: it presents the cluster's secret, and only a plain
+      // listener serves links (nodes reach each other on the private network).
+      auto* links = state_->links();
+      if constexpr (std::is_same_v<Stream, PlainStream>) {
+        if (links && links->secret_matches(request[kLinkSecretHeader])) {
+          links->accept(stream_.release_socket(), std::move(request));
+          return;
+        }
+      }
+      response = std::make_shared<http::response<http::string_body>>(
+          make_response(request, http::status::forbidden, "not a node of this cluster\n",
+                        "text/plain; charset=utf-8"));
+      response->keep_alive(false);
+    } else if (path != "/ws") {
       response = std::make_shared<http::response<http::string_body>>(make_response(
           request, http::status::not_found, "no WebSocket here\n", "text/plain; charset=utf-8"));
       response->keep_alive(false);
@@ -281,6 +297,15 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
       }
       return;
     }
+  } else if (request.target() == "/api/rooms" && state_->cluster()) {
+    state_->run_blocking([self = this->shared_from_this(), request = std::move(request)] {
+      auto answer = std::make_shared<http::response<http::string_body>>(
+          make_response(request, http::status::ok, protocol::to_wire(self->state_->cluster_rooms()),
+                        "application/json"));
+      if (request.method() == http::verb::head) answer->body().clear();
+      net::post(self->stream_.get_executor(), [self, answer] { self->write(answer); });
+    });
+    return;
   } else if (auto replay = replay_request(request.target());
              replay && request.method() == http::verb::get) {
     // The store read runs off the event loop; the answer is written back on this strand.

@@ -172,6 +172,15 @@ std::vector<protocol::RoomSummary> Lobby::list_rooms() const {
   return out;
 }
 
+std::vector<std::shared_ptr<const protocol::RoomSummary>> Lobby::public_summaries() const {
+  std::vector<std::shared_ptr<const protocol::RoomSummary>> out;
+  std::lock_guard lock(mutex_);
+  for (const auto& [id, entry] : rooms_) {
+    if (!entry.is_private && entry.summary) out.push_back(entry.summary);
+  }
+  return out;
+}
+
 std::map<std::string, std::int64_t> Lobby::rooms_by_status() const {
   std::map<std::string, std::int64_t> out{{"waiting", 0}, {"playing", 0}, {"finished", 0}};
   std::lock_guard lock(mutex_);

@@ -35,6 +35,8 @@ class Lobby {
   std::shared_ptr<Room> find(const std::string& id) const;
 
   std::vector<protocol::RoomSummary> list_rooms() const;  // public rooms only
+  // The same summaries, shared: each is replaced (never changed) when its room changes.
+  std::vector<std::shared_ptr<const protocol::RoomSummary>> public_summaries() const;
   std::map<std::string, std::int64_t> rooms_by_status() const;
 
   void start_sweeper();

@@ -69,6 +69,7 @@ void Server::stop() {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
+  state_->stop_links();
   io_.stop();
   for (auto& t : threads_) {
     if (t.joinable()) t.join();

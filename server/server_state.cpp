@@ -1,5 +1,7 @@
 #include "server/server_state.h"
 
+#include <set>
+
 #include "games/registry.h"
 #include "protocol/encode.h"
 #include "protocol/replay.h"
@@ -37,6 +39,7 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
   }
   auto caller = [&] { return Caller{client.player, client.connection, id, received}; };
   auto send = [&](std::string_view frame) { client.connection->send(make_frame(frame)); };
+  bool done = true;  // false: the request finishes later, through client.finish_later
 
   std::visit(
       [&](auto& command) {
@@ -45,7 +48,11 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
         } else if constexpr (std::is_same_v<T, protocol::ListGames>) {
           send(protocol::encode_games(id, game_registry()));
         } else if constexpr (std::is_same_v<T, protocol::ListRooms>) {
-          send(protocol::encode_rooms(id, lobby_.list_rooms()));
+          if (cluster_) {
+            list_cluster_rooms(client, id);
+          } else {
+            send(protocol::encode_rooms(id, lobby_.list_rooms()));
+          }
         } else if constexpr (std::is_same_v<T, protocol::Ping>) {
           send(protocol::encode_pong(id));
         } else if constexpr (std::is_same_v<T, protocol::CreateRoom>) {
@@ -64,8 +71,16 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
                 make_frame(protocol::encode_replay(id, std::get<protocol::Replay>(outcome))));
           });
         } else {
-          auto room = room_or_reply(client, command.room, id);
-          if (!room) return;
+          auto room = lobby_.find(command.room);
+          if (!room && links_ && !client.remote) {
+            // Another node's room (or none): its owner answers, through a link.
+            done = links_->forward(client, command.room, client.raw, id);
+            return;
+          }
+          if (!room) {
+            return reply_error(client, id, ErrorCode::kNoSuchRoom,
+                               "no room " + protocol::quote_client_text(command.room, 32));
+          }
           if constexpr (std::is_same_v<T, protocol::JoinRoom>) {
             room->join(caller(), command.seat);
           } else if constexpr (std::is_same_v<T, protocol::WatchRoom>) {
@@ -86,7 +101,7 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
         }
       },
       request.command);
-  return true;
+  return done;
 }
 
 bool ServerState::hello(ClientContext& client, const protocol::Hello& request, const Json& id) {
@@ -133,6 +148,7 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
                                              "your identity could not be stored; try again")));
           });
       log_info("player " + player->id() + " joined");
+      if (links_ && !client.remote) links_->said_hello(client, /*resumed=*/false);
       return true;
     }
   } else {
@@ -149,6 +165,8 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
   for (const std::string& room_id : player->rooms()) {
     if (auto room = lobby_.find(room_id)) room->resume(player);
   }
+  // Cluster mode: the player's rooms on other nodes push themselves here too.
+  if (links_ && !client.remote) links_->said_hello(client, request.token.has_value());
   return true;
 }
 
@@ -199,45 +217,30 @@ void ServerState::create_room(ClientContext& client, const protocol::CreateRoom&
   room->join(Caller{client.player, client.connection, id, received}, 0, /*creating=*/true);
 }
 
-std::shared_ptr<Room> ServerState::room_or_reply(ClientContext& client, const std::string& room,
-                                                 const Json& id) {
-  auto found = lobby_.find(room);
-  if (!found && cluster_) {
-    reply_room_elsewhere(client, room, id);
-  } else if (!found) {
-    reply_error(client, id, ErrorCode::kNoSuchRoom,
-                "no room " + protocol::quote_client_text(room, 32));
-  }
-  return found;
-}
-
-void ServerState::reply_room_elsewhere(ClientContext& client, const std::string& room,
-                                       const Json& id) {
-  run_blocking([this, connection = client.connection, room, id] {
-    const auto where = cluster_->locate(room);
-    // Held here after all: taken over since the request arrived.
-    if (where && where->here && lobby_.find(room)) {
-      connection->send(make_frame(protocol::encode_room_moved(
-          id, room, where->node,
-          "this node serves room " + room + " now; send the request again")));
-      return;
-    }
-    if (!where || where->here) {
-      metrics_.count_reject(std::string(protocol::wire_name(ErrorCode::kNoSuchRoom)));
-      connection->send(make_frame(protocol::encode_error(
-          id, ErrorCode::kNoSuchRoom, "no room " + protocol::quote_client_text(room, 32))));
-      return;
-    }
-    metrics_.count_reject(std::string(protocol::wire_name(ErrorCode::kRoomMoved)));
-    connection->send(make_frame(protocol::encode_room_moved(
-        id, room, where->node,
-        where->node.empty()
-            ? "room " + room + " is moving to another node; send the request again shortly"
-            : "room " + room + " is served by node " + where->node + "; connect there")));
+void ServerState::list_cluster_rooms(ClientContext& client, const Json& id) {
+  run_blocking([this, connection = client.connection, id] {
+    Json message = cluster_rooms();
+    protocol::attach_re(message, id);
+    connection->send(make_frame(protocol::to_wire(message)));
   });
 }
 
+Json ServerState::cluster_rooms() {
+  Json rooms = Json::array();
+  std::set<std::string> listed;
+  for (const auto& summary : lobby_.list_rooms()) {
+    listed.insert(summary.room);
+    rooms.push_back(protocol::room_summary_json(summary));
+  }
+  // A room that moved here a moment ago may still be in its old node's list: listed once.
+  for (Json& room : cluster_->remote_rooms()) {
+    if (listed.insert(room.value("room", "")).second) rooms.push_back(std::move(room));
+  }
+  return Json{{"type", "rooms"}, {"rooms", std::move(rooms)}};
+}
+
 void ServerState::disconnected(ClientContext& client) {
+  if (links_ && !client.remote && client.connection) links_->gone(*client.connection);
   if (!client.player) return;
   if (!client.player->detach(client.connection.get())) return;  // a newer connection took over
   for (const std::string& room_id : client.player->rooms()) {
@@ -296,11 +299,20 @@ void ServerState::start_cluster(const std::string& advertise) {
   options.self.id = config_.node_id.empty() ? options.self.advertise : config_.node_id;
   options.lease = config_.lease;
   cluster_store_ = std::make_unique<PostgresCluster>(config_.store, std::chrono::seconds(10));
+  options.adopted = [this](const std::string& room, std::vector<std::string> players) {
+    if (links_) links_->invite(room, std::move(players));
+  };
   cluster_ = std::make_unique<ClusterNode>(std::move(options), io_, *cluster_store_, lobby_,
                                            identity_, metrics_);
+  links_ = std::make_unique<ClusterLinks>(
+      io_, *this, *cluster_, cluster_store_->link_secret(random_hex(32)), config_.lease);
   lobby_.set_cluster(cluster_->self().id,
                      [this](const std::string& room) { cluster_->room_created(room); });
   cluster_->start();
+}
+
+void ServerState::stop_links() {
+  if (links_) links_->shutdown();
 }
 
 void ServerState::stop_cluster() {

@@ -15,6 +15,7 @@
 
 #include "protocol/commands.h"
 #include "protocol/limits.h"
+#include "server/cluster/cluster_links.h"
 #include "server/cluster/cluster_node.h"
 #include "server/config.h"
 #include "server/identity.h"
@@ -35,6 +36,11 @@ struct ClientContext {
   // waits on blocking work (a store read) finishes without anything else of this client's
   // being handled meanwhile. Set by the session.
   std::function<void(std::function<void()>)> finish_later;
+  // The request being handled, as it arrived (valid during handle() only): cluster mode
+  // forwards it to the room's node unchanged.
+  std::string_view raw;
+  // A client of another node, whose requests that node forwarded here: never forwarded on.
+  bool remote = false;
 };
 
 class ServerState {
@@ -67,9 +73,16 @@ class ServerState {
   // (host:port); after open_store(), before connections are served. Throws RedisError or
   // StoreError naming what could not be reached.
   void start_cluster(const std::string& advertise);
+  // Closes the links to other nodes (before the I/O threads stop).
+  void stop_links();
+  // Every node's public rooms as a `rooms` message without `re` (cluster mode; blocking:
+  // call it through run_blocking()).
+  Json cluster_rooms();
   // Leaves the cluster (after close_store(): every write this node made is stored first).
   void stop_cluster();
   ClusterNode* cluster() { return cluster_.get(); }
+  // The links to the other nodes (cluster mode), or null.
+  ClusterLinks* links() { return links_.get(); }
   Store* store() { return store_.get(); }
 
   // A replay of a stored game (see replay.h), or why not. Blocking disk I/O: call it through
@@ -93,12 +106,10 @@ class ServerState {
   // Cluster mode: a token this node has not seen, looked up in the store off the I/O
   // threads; the hello then goes on on the client's strand.
   bool hello_with_stored_token(ClientContext& client, const protocol::Hello& hello, const Json& id);
-  // Cluster mode: answers a request for a room not held here with where it is.
-  void reply_room_elsewhere(ClientContext& client, const std::string& room, const Json& id);
+  // Cluster mode: list_rooms with every node's public rooms (other nodes' from Redis).
+  void list_cluster_rooms(ClientContext& client, const Json& id);
   void create_room(ClientContext& client, const protocol::CreateRoom& request, const Json& id,
                    Clock::time_point received);
-  std::shared_ptr<Room> room_or_reply(ClientContext& client, const std::string& room,
-                                      const Json& id);
   void reply_error(ClientContext& client, const Json& id, protocol::ErrorCode code,
                    const std::string& message);
 
@@ -110,6 +121,7 @@ class ServerState {
   std::unique_ptr<Store> store_;
   std::unique_ptr<PostgresCluster> cluster_store_;
   std::unique_ptr<ClusterNode> cluster_;
+  std::unique_ptr<ClusterLinks> links_;
   Lobby lobby_;
   std::atomic<bool> shutting_down_{false};
   boost::asio::thread_pool blocking_{1};

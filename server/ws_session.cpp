@@ -158,12 +158,17 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
     return do_read();
   }
   auto decoded = protocol::decode_request(frame, state_->limits());
-  buffer_.consume(buffer_.size());
   if (auto* error = std::get_if<protocol::DecodeError>(&decoded)) {
+    buffer_.consume(buffer_.size());
     state_->metrics().count_reject(std::string(protocol::wire_name(error->code)));
     send(make_frame(protocol::encode_error(error->id, error->code, error->message)));
-  } else if (!state_->handle(client_, std::move(std::get<protocol::Request>(decoded)), received)) {
-    return;  // the request ends later, through client_.finish_later, which reads on
+  } else {
+    client_.raw = frame;  // forwarded as it is in cluster mode
+    const bool done =
+        state_->handle(client_, std::move(std::get<protocol::Request>(decoded)), received);
+    client_.raw = {};
+    buffer_.consume(buffer_.size());
+    if (!done) return;  // the request ends later, through client_.finish_later, which reads on
   }
   if (!closing_) do_read();
 }

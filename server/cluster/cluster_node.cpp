@@ -2,6 +2,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "protocol/encode.h"
 #include "server/identity.h"
 #include "server/lobby.h"
 #include "server/log.h"
@@ -69,6 +70,7 @@ void ClusterNode::stop(bool leave) {
   if (leave && ownership_) {
     try {
       ownership_->leave();
+      redis_->command({"DEL", options_.key_prefix + "lobby:" + options_.self.id});
       log_info("cluster: node " + options_.self.id + " left; its rooms move to other nodes");
     } catch (const RedisError& error) {
       log_error(std::string("cluster: could not leave the registry (the lease will lapse): ") +
@@ -85,32 +87,115 @@ void ClusterNode::room_created(const std::string& room) {
   wake_.notify_all();
 }
 
-std::optional<RoomLocation> ClusterNode::locate(const std::string& room) {
+template <typename Body>
+auto ClusterNode::with_shared_redis(Body body) {
   std::lock_guard lock(locate_mutex_);
+  if (!locate_redis_) {
+    locate_redis_ =
+        std::make_unique<RedisClient>(parse_redis_url(options_.redis_url), kRedisTimeout);
+    locate_ownership_ = std::make_unique<Ownership>(*locate_redis_, options_.self, options_.lease,
+                                                    options_.key_prefix);
+  }
+  return body(*locate_redis_, *locate_ownership_);
+}
+
+std::optional<RoomLocation> ClusterNode::locate(const std::string& room) {
   try {
-    if (!locate_redis_) {
-      locate_redis_ =
-          std::make_unique<RedisClient>(parse_redis_url(options_.redis_url), kRedisTimeout);
-      locate_ownership_ = std::make_unique<Ownership>(*locate_redis_, options_.self, options_.lease,
-                                                      options_.key_prefix);
-    }
-    const auto owner = locate_ownership_->owner(room);
-    if (!owner) return std::nullopt;
-    if (!owner->node_alive) return RoomLocation{false, ""};
-    if (owner->node == options_.self.id) return RoomLocation{true, options_.self.advertise};
-    return RoomLocation{false, locate_ownership_->advertise(owner->node).value_or("")};
+    return with_shared_redis(
+        [&](RedisClient&, Ownership& ownership) -> std::optional<RoomLocation> {
+          const auto owner = ownership.owner(room);
+          if (!owner) return std::nullopt;
+          if (!owner->node_alive) return RoomLocation{false, ""};
+          if (owner->node == options_.self.id) return RoomLocation{true, options_.self.advertise};
+          return RoomLocation{false, ownership.advertise(owner->node).value_or("")};
+        });
   } catch (const RedisError& error) {
     redis_failures().info(std::string("cluster: cannot look a room up: ") + error.what());
     return std::nullopt;
   }
 }
 
+std::vector<NodeInfo> ClusterNode::other_nodes() {
+  try {
+    auto nodes = with_shared_redis(
+        [&](RedisClient&, Ownership& ownership) { return ownership.live_nodes(); });
+    std::erase_if(nodes, [&](const NodeInfo& node) { return node.id == options_.self.id; });
+    return nodes;
+  } catch (const RedisError& error) {
+    redis_failures().info(std::string("cluster: cannot list the nodes: ") + error.what());
+    return {};
+  }
+}
+
+void ClusterNode::set_edge(const std::string& player) {
+  try {
+    with_shared_redis([&](RedisClient& redis, Ownership&) {
+      // Kept a day: long enough for any game, and keys of players who never return expire.
+      redis.command(
+          {"SET", options_.key_prefix + "edge:" + player, options_.self.id, "EX", "86400"});
+    });
+  } catch (const RedisError& error) {
+    redis_failures().info(std::string("cluster: cannot record a player's node: ") + error.what());
+  }
+}
+
+std::optional<NodeInfo> ClusterNode::edge_of(const std::string& player) {
+  try {
+    return with_shared_redis(
+        [&](RedisClient& redis, Ownership& ownership) -> std::optional<NodeInfo> {
+          const RedisReply node = redis.command({"GET", options_.key_prefix + "edge:" + player});
+          if (node.is_nil()) return std::nullopt;
+          if (node.text == options_.self.id) return options_.self;
+          const auto advertise = ownership.advertise(node.text);
+          if (!advertise) return std::nullopt;  // that node is gone; the player reconnects
+          return NodeInfo{node.text, *advertise};
+        });
+  } catch (const RedisError& error) {
+    redis_failures().info(std::string("cluster: cannot look a player's node up: ") + error.what());
+    return std::nullopt;
+  }
+}
+
+std::vector<nlohmann::json> ClusterNode::remote_rooms() {
+  {
+    std::lock_guard lock(remote_mutex_);
+    if (SteadyClock::now() - remote_rooms_at_ < std::chrono::milliseconds(500)) {
+      return remote_rooms_;
+    }
+  }
+  std::vector<nlohmann::json> rooms;
+  try {
+    with_shared_redis([&](RedisClient& redis, Ownership& ownership) {
+      for (const NodeInfo& node : ownership.live_nodes()) {
+        if (node.id == options_.self.id) continue;
+        const RedisReply hash = redis.command({"HVALS", options_.key_prefix + "lobby:" + node.id});
+        for (const RedisReply& value : hash.elements) {
+          auto summary = nlohmann::json::parse(value.text, nullptr, /*allow_exceptions=*/false);
+          if (summary.is_object()) rooms.push_back(std::move(summary));
+        }
+      }
+    });
+  } catch (const RedisError& error) {
+    // The other nodes' rooms are missing from the list until Redis answers; this node's are
+    // there.
+    redis_failures().info(std::string("cluster: cannot list other nodes' rooms: ") + error.what());
+  }
+  std::lock_guard lock(remote_mutex_);
+  remote_rooms_ = rooms;
+  remote_rooms_at_ = SteadyClock::now();
+  return rooms;
+}
+
 void ClusterNode::run() {
   const auto period = options_.lease / 3;
+  // Other nodes' lobbies see a room change here within about this long.
+  constexpr auto kPublishPeriod = std::chrono::milliseconds(250);
   auto next_pass = SteadyClock::now() + period;
+  auto next_publish = SteadyClock::now();
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    wake_.wait_until(lock, next_pass, [&] { return stopping_ || !created_.empty(); });
+    wake_.wait_until(lock, std::min(next_pass, next_publish),
+                     [&] { return stopping_ || !created_.empty(); });
     if (stopping_) break;
     std::deque<std::string> created;
     created.swap(created_);
@@ -131,6 +216,10 @@ void ClusterNode::run() {
     if (SteadyClock::now() >= next_pass) {
       pass();
       next_pass = SteadyClock::now() + period;
+    }
+    if (SteadyClock::now() >= next_publish) {
+      publish_rooms();
+      next_publish = SteadyClock::now() + kPublishPeriod;
     }
     lock.lock();
   }
@@ -224,6 +313,11 @@ void ClusterNode::take_over(const std::string& room, const std::string& dead_own
       }
     }
     const bool identical = lobby_.adopt(taken.room, epoch, identity_);
+    if (options_.adopted) {
+      std::vector<std::string> players;
+      for (const PlayerRecord& p : taken.players) players.push_back(p.id);
+      options_.adopted(taken.room.room.id, std::move(players));
+    }
     metrics_.cluster_rooms_taken_over.fetch_add(1, std::memory_order_relaxed);
     const auto ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - started).count();
@@ -232,6 +326,37 @@ void ClusterNode::take_over(const std::string& room, const std::string& dead_own
              std::to_string(taken.room.moves.size()) + " moves replayed in " + std::to_string(ms) +
              " ms" + (identical ? "" : "; it no longer replays, frozen"));
   });
+}
+
+void ClusterNode::publish_rooms() {
+  // Summaries are immutable and replaced on every change: a pointer that has not changed
+  // is a summary already published.
+  std::unordered_map<std::string, std::shared_ptr<const protocol::RoomSummary>> now;
+  for (auto& summary : lobby_.public_summaries()) now.emplace(summary->room, std::move(summary));
+  const std::string key = options_.key_prefix + "lobby:" + options_.self.id;
+  std::vector<std::string> set{"HSET", key};
+  std::vector<std::string> del{"HDEL", key};
+  for (const auto& [room, summary] : now) {
+    if (auto it = published_.find(room);
+        publish_from_scratch_ || it == published_.end() || it->second != summary) {
+      set.push_back(room);
+      set.push_back(protocol::to_wire(protocol::room_summary_json(*summary)));
+    }
+  }
+  for (const auto& [room, summary] : published_) {
+    if (!now.contains(room)) del.push_back(room);
+  }
+  try {
+    if (publish_from_scratch_) redis_->command({"DEL", key});
+    if (set.size() > 2) redis_->command(set);
+    if (del.size() > 2) redis_->command(del);
+    published_ = std::move(now);
+    publish_from_scratch_ = false;
+  } catch (const RedisError& error) {
+    publish_from_scratch_ = true;
+    redis_failures().info(std::string("cluster: cannot publish this node's rooms: ") +
+                          error.what());
+  }
 }
 
 }  // namespace parlor::server

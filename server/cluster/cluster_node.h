@@ -16,14 +16,19 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
+#include <nlohmann/json.hpp>
 
+#include "protocol/encode.h"
 #include "server/cluster/ownership.h"
 #include "server/cluster/redis_client.h"
 
@@ -41,6 +46,9 @@ struct ClusterOptions {
   std::string key_prefix = "parlor:";
   // Rooms taken over per pass (the rest wait for the next pass, a third of a lease later).
   int takeover_batch = 256;
+  // A room taken over is served here now (called on an I/O thread, with the ids of the
+  // players it seats): they are invited to resume it.
+  std::function<void(const std::string& room, std::vector<std::string> players)> adopted;
 };
 
 // Where a room is, as the directory says.
@@ -71,6 +79,18 @@ class ClusterNode {
   // Blocking (one or two Redis round trips): call it off the I/O threads.
   std::optional<RoomLocation> locate(const std::string& room);
 
+  // ---- what links between nodes need (blocking, like locate(): off the I/O threads) ----
+  // The live nodes other than this one (empty when Redis does not answer).
+  std::vector<NodeInfo> other_nodes();
+  // Records this node as the edge of `player`: where its connection is now, so that a node
+  // taking one of its rooms over can invite it to resume there.
+  void set_edge(const std::string& player);
+  // The live node `player`'s connection was last on (its advertised host:port), if any.
+  std::optional<NodeInfo> edge_of(const std::string& player);
+  // The public rooms other nodes list (their summaries' JSON objects), at most about half a
+  // second old.
+  std::vector<nlohmann::json> remote_rooms();
+
  private:
   void run();
   // One pass: heartbeat, directory updates, then (unless quiet) takeovers.
@@ -80,6 +100,13 @@ class ClusterNode {
   void reassert_held();
   void take_over_orphans();
   void take_over(const std::string& room, const std::string& dead_owner, std::int64_t epoch);
+  // Publishes this node's public rooms (what changed since the last time) for other nodes'
+  // lobbies: `{prefix}lobby:{node}`, a hash of room id -> summary JSON.
+  void publish_rooms();
+  // Runs `body` with the Redis connection other threads share (locate and the link
+  // lookups), connecting first.
+  template <typename Body>
+  auto with_shared_redis(Body body);
 
   ClusterOptions options_;
   boost::asio::io_context& io_;
@@ -105,6 +132,13 @@ class ClusterNode {
   bool registered_ = false;     // the last heartbeat succeeded
   bool must_reassert_ = false;  // the registration lapsed, or Redis failed: re-record rooms
   std::chrono::steady_clock::time_point quiet_until_{};  // no takeovers before
+  // What Redis holds of this node's rooms.
+  std::unordered_map<std::string, std::shared_ptr<const protocol::RoomSummary>> published_;
+  bool publish_from_scratch_ = true;  // the hash in Redis may hold anything: rewrite it
+
+  std::mutex remote_mutex_;  // guards the cache of other nodes' rooms
+  std::vector<nlohmann::json> remote_rooms_;
+  std::chrono::steady_clock::time_point remote_rooms_at_{};
 };
 
 }  // namespace parlor::server

@@ -134,4 +134,18 @@ std::optional<PlayerRecord> PostgresCluster::find_player(const TokenHash& token_
   });
 }
 
+std::string PostgresCluster::link_secret(const std::string& candidate) {
+  return with_conn([&](pg::Conn& conn) {
+    // Outside the versioned schema: a table of the cluster's own, made by whichever node
+    // first needs it; the INSERT keeps the first secret when nodes race.
+    conn.exec(
+        "CREATE TABLE IF NOT EXISTS cluster_secret (only_row boolean PRIMARY KEY DEFAULT true"
+        " CHECK (only_row), secret text NOT NULL)");
+    conn.exec("INSERT INTO cluster_secret (secret) VALUES ($1) ON CONFLICT DO NOTHING",
+              {candidate});
+    const auto rows = conn.exec("SELECT secret FROM cluster_secret");
+    return rows.text(0, 0);
+  });
+}
+
 }  // namespace parlor::server

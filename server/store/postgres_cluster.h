@@ -61,6 +61,10 @@ class PostgresCluster {
   std::optional<OwnedRoom> owner(const std::string& room);
   // The player whose token has this hash, or nullopt. Throws StoreError.
   std::optional<PlayerRecord> find_player(const TokenHash& token_hash);
+  // The secret every node of the cluster presents on its links to the others: the first
+  // node that asks stores its `candidate` (random), and every node gets that one. Kept with
+  // the rooms: whoever can read the database can read every hand anyway. Throws StoreError.
+  std::string link_secret(const std::string& candidate);
 
  private:
   // Runs `body` on the connection (connecting first), once more on a fresh connection when

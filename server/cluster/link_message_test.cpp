@@ -1,0 +1,56 @@
+#include "server/cluster/link_message.h"
+
+#include <gtest/gtest.h>
+
+namespace parlor::server::link {
+namespace {
+
+TEST(LinkMessage, EveryKindRoundTrips) {
+  PlayerRef player{"p0123456789ab", "Ada \xE2\x99\xA0", {}};
+  for (std::size_t i = 0; i < player.token_hash.size(); ++i) {
+    player.token_hash[i] = static_cast<unsigned char>(i * 7);
+  }
+  const std::vector<Message> messages{
+      {Kind::kRequest, 0x0102030405060708ULL, player, 0, R"({"type":"move","id":3})"},
+      {Kind::kResume, 42, player, 0, R"(["r1","r2"])"},
+      {Kind::kGone, 42, {}, 0, ""},
+      {Kind::kFrame, 7, {}, 0, std::string("{\"type\":\"state\"}\0tail", 21)},
+      {Kind::kClose, 7, {}, 4000, "replaced by a newer connection"},
+      {Kind::kNotHere, 0, {}, 0, "3fa9c01b2e"},
+      {Kind::kInvite, 0, PlayerRef{"p1", "", {}}, 0, "room\n10.0.0.2:8080"},
+  };
+  for (const Message& sent : messages) {
+    const auto got = decode(encode(sent));
+    ASSERT_TRUE(got.has_value()) << static_cast<char>(sent.kind);
+    EXPECT_EQ(got->kind, sent.kind);
+    EXPECT_EQ(got->connection, sent.connection);
+    EXPECT_EQ(got->code, sent.code);
+    EXPECT_EQ(got->body, sent.body);
+    EXPECT_EQ(got->player.id, sent.player.id);
+    if (sent.kind == Kind::kRequest || sent.kind == Kind::kResume) {
+      EXPECT_EQ(got->player.name, sent.player.name);
+      EXPECT_EQ(got->player.token_hash, sent.player.token_hash);
+    }
+  }
+}
+
+TEST(LinkMessage, TheFrameShortcutIsAFrameMessage) {
+  const auto got = decode(encode_frame(99, R"({"type":"ok"})"));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->kind, Kind::kFrame);
+  EXPECT_EQ(got->connection, 99U);
+  EXPECT_EQ(got->body, R"({"type":"ok"})");
+}
+
+TEST(LinkMessage, TruncatedOrUnknownMessagesAreRefused) {
+  EXPECT_FALSE(decode("").has_value());
+  EXPECT_FALSE(decode("Z12345678").has_value());
+  const std::string request = encode(Message{Kind::kRequest, 1, PlayerRef{"p1", "n", {}}, 0, "{}"});
+  // Cut anywhere inside the fixed fields: never read past the end.
+  for (std::size_t size = 1; size < request.size() - 2; ++size) {
+    EXPECT_FALSE(decode(request.substr(0, size)).has_value()) << size;
+  }
+}
+
+}  // namespace
+}  // namespace parlor::server::link
