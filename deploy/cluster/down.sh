@@ -8,7 +8,8 @@
 # cluster; SIGKILL after 20 s), then HAProxy, Redis, and PostgreSQL (a fast shutdown). A PID
 # is signalled only while it is still the program up.sh started there (PIDs are reused).
 # Idempotent: what is already gone is skipped. Exits 0 once every process is gone, 1 if one
-# outlived even SIGKILL, 2 when D holds no cluster.json. D's files (logs, data) stay.
+# outlived even SIGKILL (2 for a wrong command line). Without D/cluster.json there is nothing
+# to stop: 0. D's files (logs, data) stay.
 set -euo pipefail
 
 if (($# != 1)) || [ "$1" = -h ] || [ "$1" = --help ]; then
@@ -18,8 +19,10 @@ fi
 dir="$1"
 json="$dir/cluster.json"
 if [ ! -f "$json" ]; then
-  echo "down.sh: no $json: no cluster was started from $dir" >&2
-  exit 2
+  # Nothing up.sh started is known there (it writes cluster.json once all is up, and stops
+  # what it started when it fails): nothing to stop.
+  echo "down.sh: no $json: nothing to stop" >&2
+  exit 0
 fi
 
 # "ROLE NAME PID" per process, in the order they are stopped.

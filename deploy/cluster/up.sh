@@ -71,6 +71,8 @@ pg_bin="${PG_BIN:-/usr/lib/postgresql/15/bin}"
 static_dir="$repo/client-web/dist"
 
 say() { echo "up.sh: $*" >&2; }
+# Something accepts connections on 127.0.0.1:PORT.
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # ---- what was started, stopped again on failure --------------------------------------------
 started_names=()
@@ -140,10 +142,11 @@ on_exit() {
 }
 reported=0
 error_line=""
+set -o errtrace
 trap 'error_line=$LINENO' ERR
 trap on_exit EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'reported=1; say "interrupted (SIGINT)"; exit 130' INT
+trap 'reported=1; say "interrupted (SIGTERM)"; exit 143' TERM
 
 # Says what failed with the end of its log, and exits (the trap stops the rest).
 fail() {
@@ -167,6 +170,10 @@ for tool in initdb postgres pg_isready createdb; do
 done
 command -v curl >/dev/null || fail "curl is not installed (bash deploy/install-deps.sh)"
 command -v python3 >/dev/null || fail "python3 is not installed (bash deploy/install-deps.sh)"
+# Checked again when the proxy starts; here so as not to start everything else in vain.
+if ((proxy_port != 0)) && port_busy "$proxy_port"; then
+  fail "port $proxy_port is already in use on 127.0.0.1: stop what listens there or choose --port"
+fi
 
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
@@ -209,7 +216,6 @@ for _ in range(int(sys.argv[1])):
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 ' "$1"
 }
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 http_status() { curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$1$2" || true; }
 
 # Starts a daemon in a session of its own (so that a Ctrl-C in the terminal that ran up.sh
