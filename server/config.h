@@ -74,8 +74,9 @@ struct ServerConfig {
   std::chrono::milliseconds lease{5'000};
   // On SIGTERM, how long /readyz answers 503 while the node still serves, so that a proxy's
   // health checks take it out of rotation before its connections are closed (with 1012,
-  // "service restart", rather than 1001). Unset: 2 s in cluster mode (two of the proxy's
-  // 1 s checks), none for a single server. See drain_period().
+  // "service restart", rather than 1001). Unset: 2 s in cluster mode (deploy/haproxy checks
+  // every 500 ms, each allowed 1 s, and takes a node out after two failures: within about
+  // two check intervals and a timeout), none for a single server. See drain_period().
   std::optional<std::chrono::milliseconds> drain;
 
   // External games: their engines, read at start; and how long one engine call may take.
