@@ -5,8 +5,10 @@ PRESET ?= release
 BUILD_DIR := build/$(PRESET)
 PORT ?= 8080
 CTEST_ARGS ?=
+CLUSTER_NODES ?= 3
+CLUSTER_DIR ?= cluster-run
 
-.PHONY: run test deps build configure unit asan tsan bench clean web
+.PHONY: run test cluster deps build configure unit asan tsan bench clean web
 
 deps:
 	@bash deploy/install-deps.sh
@@ -22,6 +24,19 @@ web: deps
 
 run: build web
 	./$(BUILD_DIR)/server/parlor-server --port $(PORT) --static-dir client-web/dist
+
+# A cluster on this machine (deploy/cluster/up.sh): Redis, PostgreSQL, CLUSTER_NODES nodes and
+# HAProxy on http://localhost:$(PORT), with the web client, until Ctrl-C; then down.sh stops it.
+# The processes run in sessions of their own, so the Ctrl-C reaches only this shell, whose
+# trap stops them in order.
+cluster: build web
+	@up=0; trap 'if [ $$up = 1 ]; then deploy/cluster/down.sh $(CLUSTER_DIR); fi' EXIT; \
+	trap 'exit 0' INT TERM; \
+	PARLOR_SERVER=$(BUILD_DIR)/server/parlor-server deploy/cluster/up.sh \
+	  --nodes $(CLUSTER_NODES) --port $(PORT) --dir $(CLUSTER_DIR) || exit 1; \
+	up=1; \
+	echo "logs in $(CLUSTER_DIR)/logs; Ctrl-C stops the cluster"; \
+	while :; do sleep 1; done
 
 # Every test except the opt-in load/soak label.
 test: build web

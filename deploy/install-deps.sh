@@ -16,6 +16,9 @@ packages=(
   # The PostgreSQL server: the store's tests start their own from its binaries
   # (/usr/lib/postgresql/15/bin); none is needed running.
   postgresql-15
+  # A local cluster (deploy/cluster/up.sh): HAProxy 2.6 in front of the nodes; curl for its
+  # readiness checks.
+  haproxy curl
 )
 # The machine image may bring its own Node.js (with npm bundled); Debian's npm package would
 # conflict with it, so Debian's Node.js is installed only when there is none.
@@ -53,6 +56,8 @@ if ((${#missing[@]})); then
       fi
     done < <(pg_lsclusters --no-header 2>/dev/null || true)
   fi
+  # Debian's haproxy service, where an init system starts it, listens on no port (its
+  # /etc/haproxy/haproxy.cfg has no frontend): nothing to stop. up.sh runs its own.
 else
   echo "install-deps: all ${#packages[@]} Debian packages already installed"
 fi

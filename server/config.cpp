@@ -164,6 +164,15 @@ const std::map<std::string, Flag>& flags() {
       {"dead-after-ms",
        {"close a silent connection after (default 25000; pinged at half)",
         duration_flag(&ServerConfig::dead_after, 3'600'000L)}},
+      {"drain-ms",
+       {"on SIGTERM, serve this long with /readyz 503 before closing connections with 1012 "
+        "(default 2000 in cluster mode, 0 otherwise)",
+        [](const std::string& v, ServerConfig& c) {
+          long ms = 0;
+          if (!parse_number<long>(v, ms, 0, 600'000)) return false;
+          c.drain = std::chrono::milliseconds(ms);
+          return true;
+        }}},
       {"max-queue-messages",
        {"outbound queue bound in messages (default 64)",
         number_flag<std::size_t>(&ServerConfig::max_queue_messages, 1, 1 << 20)}},
@@ -277,6 +286,11 @@ std::string env_name(const std::string& flag) {
 }
 
 }  // namespace
+
+std::chrono::milliseconds drain_period(const ServerConfig& config) {
+  using std::chrono::milliseconds;
+  return config.drain.value_or(config.cluster.empty() ? milliseconds(0) : milliseconds(2'000));
+}
 
 std::string usage() {
   std::ostringstream out;

@@ -72,6 +72,12 @@ struct ServerConfig {
                           // (default: --bind and the port listened on)
   // A node not heard from for this long is dead, and live nodes take its rooms over.
   std::chrono::milliseconds lease{5'000};
+  // On SIGTERM, how long /readyz answers 503 while the node still serves, so that a proxy's
+  // health checks take it out of rotation before its connections are closed (with 1012,
+  // "service restart", rather than 1001). Unset: 2 s in cluster mode (deploy/haproxy checks
+  // every 500 ms, each allowed 1 s, and takes a node out after two failures: within about
+  // two check intervals and a timeout), none for a single server. See drain_period().
+  std::optional<std::chrono::milliseconds> drain;
 
   // External games: their engines, read at start; and how long one engine call may take.
   std::vector<EngineFlag> engines;
@@ -84,5 +90,8 @@ struct ServerConfig {
 std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std::string& error,
                                          bool& help);
 std::string usage();
+
+// The drain of `config`: --drain-ms, or its default for the mode.
+std::chrono::milliseconds drain_period(const ServerConfig& config);
 
 }  // namespace parlor::server

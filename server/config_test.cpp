@@ -112,6 +112,35 @@ TEST(Config, ReplayRetention) {
   EXPECT_NE(error.find("--replay-retention-hours"), std::string::npos);
 }
 
+// A cluster node drains by default (long enough for two of the proxy's health checks); a
+// single server does not, unless told.
+TEST(Config, DrainDefaultsByModeAndFlag) {
+  using std::chrono::milliseconds;
+  std::string error;
+  auto single = parse({}, error);
+  ASSERT_TRUE(single) << error;
+  EXPECT_FALSE(single->drain);
+  EXPECT_EQ(drain_period(*single), milliseconds(0));
+  auto node = parse({"--store", "postgres://p@db/p", "--cluster", "redis://127.0.0.1:6379"}, error);
+  ASSERT_TRUE(node) << error;
+  EXPECT_EQ(drain_period(*node), milliseconds(2000));
+  auto quick = parse(
+      {"--store", "postgres://p@db/p", "--cluster", "redis://127.0.0.1:6379", "--drain-ms", "0"},
+      error);
+  ASSERT_TRUE(quick) << error;
+  ASSERT_TRUE(quick->drain);
+  EXPECT_EQ(drain_period(*quick), milliseconds(0));
+  ::setenv("PARLOR_DRAIN_MS", "750", 1);
+  auto from_env = parse({}, error);
+  ::unsetenv("PARLOR_DRAIN_MS");
+  ASSERT_TRUE(from_env) << error;
+  EXPECT_EQ(drain_period(*from_env), milliseconds(750));
+  for (const char* bad : {"-1", "600001", "2s", ""}) {
+    EXPECT_FALSE(parse({"--drain-ms", bad}, error)) << bad;
+    EXPECT_NE(error.find("--drain-ms"), std::string::npos) << error;
+  }
+}
+
 TEST(Config, EnvironmentIsOverriddenByFlags) {
   ::setenv("PARLOR_PORT", "9001", 1);
   std::string error;

@@ -57,10 +57,25 @@ void Server::stop() {
   if (stopped_) return;
   stopped_ = true;
   if (listener_) {
+    // /readyz answers 503 from here on (and the door refuses new connections with 503, which
+    // a proxy retries on another node). During the drain the node's connections play on
+    // while the proxy's health checks take it out of rotation.
     state_->set_shutting_down();
+    if (const auto drain = drain_period(config_); drain.count() > 0) {
+      log_info("draining for " + std::to_string(drain.count()) +
+               " ms: /readyz answers 503, connections are served until then");
+      std::this_thread::sleep_for(drain);
+    }
     listener_->stop();
     state_->lobby().shutdown();
-    state_->close_all(1001, "server shutting down");
+    // A node that drains is restarted or replaced while the service goes on (in a cluster
+    // another node takes its rooms over at once): 1012 tells clients to reconnect and resume.
+    // A single server without a drain is going away (1001).
+    if (config_.drain || !config_.cluster.empty()) {
+      state_->close_all(1012, "service restart: reconnect and resume with your token");
+    } else {
+      state_->close_all(1001, "server shutting down");
+    }
     // Let the close handshakes finish before the threads stop. A client that does not answer
     // is dropped by its session's 2 s close timer, so this wait ends within about 2 s.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
