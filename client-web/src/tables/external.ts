@@ -149,7 +149,7 @@ function promptParts(ctx: TableCtx, stacks: ExtStack[]): { text: Child; controls
   const byCard = new Map(legal.map((m) => [valueOf(m), m]));
   return {
     text: action === 'discard' ? 'discard a card' : `play a card${onto}`,
-    controls: h('span', { class: 'small muted', 'data-testid': 'ext-hint' }, 'Click a card in your hand.'),
+    controls: ctx.info.status === 'paused' ? null : h('span', { class: 'small muted', 'data-testid': 'ext-hint' }, 'Click a card in your hand.'),
     hand: handEl(ctx, {
       cards: hand,
       enabled: (c) => byCard.has(c) && !ctx.locked,

@@ -1,10 +1,11 @@
 // Starts an example rules engine (engines/, Python 3 with the standard library only) on a
-// free loopback port and stops it: `server.py --port 0` prints `listening on HOST:PORT`.
+// free loopback port (or a given one, to bring a stopped engine back where it was) and stops
+// it: `server.py --port N` prints `listening on HOST:PORT`.
 
 import { spawn } from 'node:child_process';
 
-export async function startEngine({ script, base = '', timeoutMs = 15000, log = () => {} }) {
-  const child = spawn('python3', [script, '--port', '0', '--base', base], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startEngine({ script, base = '', port: wanted = 0, timeoutMs = 15000, log = () => {} }) {
+  const child = spawn('python3', [script, '--port', String(wanted), '--base', base], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const remember = (chunk) => { output = (output + chunk.toString()).slice(-8000); };
   child.stderr.on('data', (c) => { remember(c); log(c.toString()); });

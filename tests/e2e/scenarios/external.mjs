@@ -5,6 +5,8 @@
 // as option buttons, the six-card discard as a card selection, the tricks by clicking cards
 // the prompt allows. Each bidder takes the highest bid offered, so the first bid is
 // 7 no trump and the game ends with its hand (made: +14; set: -14; the game is to ±7).
+// Once, mid-hand, the engine is stopped: the move is refused, the table says the engine is
+// not answering and disables its cards; the engine comes back on its port and play goes on.
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +19,7 @@ import { assert } from '../lib/assert.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const KIND = 'bidwhist-tamerlane';
+const BASE = '/api/v1/whist';
 
 // What the generic table offers the player to act, read in one go.
 async function offered(page) {
@@ -54,12 +57,36 @@ async function externalMove(player) {
   await page.getByTestId(now.options[now.options.length - 1]).click();
 }
 
+// The engine stops while `player` is to act: their card is refused (engine_unavailable), the
+// room is paused, the table says so and its cards wait; the engine comes back on the same
+// port, the server finds it again and the room plays on. Returns the new engine.
+async function pauseAndResume(env, player, engine, script) {
+  const page = player.page;
+  await engine.stop();
+  const card = (await offered(page)).cards[0];
+  assert.ok(card, `${player.name} has a card to play`);
+  await player.clickCard(card);
+  await page.locator('[data-testid="move-error"][data-code="engine_unavailable"]').first().waitFor();
+  await page.getByTestId('engine-paused').waitFor();
+  assert.equal(await page.getByTestId('room').getAttribute('data-status'), 'paused');
+  assert.deepEqual((await offered(page)).cards, [], 'no card can be played while the engine is away');
+  await saveAndCheckScreenshot(env.browser, page, env.artifacts, 'table-external-paused');
+  const back = await startEngine({ script, base: BASE, port: engine.port });
+  env.cleanups.push(() => back.stop());
+  // The server asks again with a growing delay (0.5 s, 1 s, 2 s, ...).
+  await page.locator('[data-testid="room"][data-status="playing"]').waitFor({ timeout: 20000 });
+  await page.getByTestId('engine-paused').waitFor({ state: 'detached' });
+  env.log(`the engine was away; ${player.name}'s table paused and came back`);
+  return back;
+}
+
 export const scenarios = [
   {
     name: 'external game: the Tamerlane Bid Whist engine (Python) played to its end_game by four browsers through the generic table',
     timeout: 240,
     async run(env) {
-      const engine = await startEngine({ script: path.join(repo, 'engines/bidwhist-tamerlane/server.py'), base: '/api/v1/whist' });
+      const script = path.join(repo, 'engines/bidwhist-tamerlane/server.py');
+      let engine = await startEngine({ script, base: BASE });
       env.cleanups.push(() => engine.stop());
       const server = await startServer({ binary: env.binary, staticDir: env.staticDir,
         extraArgs: ['--engine', `${KIND}=${engine.url}`, '--bot-delay-ms', '50'] });
@@ -89,7 +116,7 @@ export const scenarios = [
           `the auction's options are buttons, pass to 7 no trump (${options.join(' ')})`);
         await saveAndCheckScreenshot(env.browser, opener.page, env.artifacts, 'table-external-auction');
 
-        let shotDiscard = false, shotPlay = false;
+        let shotDiscard = false, shotPlay = false, pausedOnce = false;
         const { moves } = await playToEnd(people, async (p, i) => {
           if (!shotDiscard && await p.page.getByTestId('submit-choice').count()) {
             shotDiscard = true;
@@ -104,10 +131,19 @@ export const scenarios = [
             assert.match(contract, /^7 no trump/, `the contract info line (${contract})`);
             await saveAndCheckScreenshot(env.browser, p.page, env.artifacts, 'table-external');
           }
+          if (shotPlay && !pausedOnce) {
+            pausedOnce = true;
+            engine = await pauseAndResume(env, p, engine, script);
+            // The refusal already moved the page's error counter: wait for the move itself.
+            const before = await p.seq();
+            await externalMove(p, i);
+            await p.waitSeqAtLeast(before + 1);
+            return;
+          }
           await externalMove(p, i);
         }, { label: KIND, maxMoves: 120 });
         env.log(`${KIND} over after ${moves} moves`);
-        assert.ok(shotDiscard && shotPlay, 'the discard and the tricks were seen');
+        assert.ok(shotDiscard && shotPlay && pausedOnce, 'the discard, the tricks and the pause were seen');
 
         for (const p of people) await p.page.getByTestId('results').waitFor();
         const page = people[0].page;
