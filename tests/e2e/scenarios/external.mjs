@@ -3,11 +3,13 @@
 // with `--engine bidwhist-tamerlane=URL`, and four browser players who play it through the
 // web client's generic table until the engine's end_game: the auction and the declaration
 // as option buttons, the six-card discard as a card selection, the tricks by clicking cards
-// the prompt allows. Each bidder takes the highest bid offered, so the first bid is
+// the prompt allows; then the game's replay. Each bidder takes the highest bid offered, so the first bid is
 // 7 no trump and the game ends with its hand (made: +14; set: -14; the game is to ±7).
 // Once, mid-hand, the engine is stopped: the move is refused, the table says the engine is
 // not answering and disables its cards; the engine comes back on its port and play goes on.
 
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Player } from '../lib/player.mjs';
@@ -88,9 +90,11 @@ export const scenarios = [
       const script = path.join(repo, 'engines/bidwhist-tamerlane/server.py');
       let engine = await startEngine({ script, base: BASE });
       env.cleanups.push(() => engine.stop());
+      // Its own fresh SQLite store (the replay reads it), removed afterwards.
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parlor-e2e-external-'));
       const server = await startServer({ binary: env.binary, staticDir: env.staticDir,
-        extraArgs: ['--engine', `${KIND}=${engine.url}`, '--bot-delay-ms', '50'] });
-      env.cleanups.push(() => server.stop());
+        extraArgs: ['--engine', `${KIND}=${engine.url}`, '--bot-delay-ms', '50', '--store', 'sqlite', '--data-dir', dataDir] });
+      env.cleanups.push(async () => { await server.stop(); fs.rmSync(dataDir, { recursive: true, force: true }); });
       env.log(`engine at ${engine.url}, its parlor-server at ${server.url}`);
       const people = [];
       for (const name of ['ann', 'ben', 'cat', 'dan']) people.push(await Player.create(env.browser, server.url, name));
@@ -155,11 +159,28 @@ export const scenarios = [
         assert.deepEqual(played, [12, 12, 12, 12], 'every card of the hand was played onto its stack');
         assert.ok((await page.getByTestId('log').textContent()).includes('Game over'), 'the play log ends with the game');
         await saveAndCheckScreenshot(env.browser, page, env.artifacts, 'table-external-results');
+
+        // The replay viewer steps through the game with the same generic table.
+        await page.getByTestId('watch-replay').click();
+        const replay = page.locator('[data-testid="replay"][data-loaded="true"]');
+        await replay.waitFor();
+        await page.locator(`[data-testid="replay-table"] [data-testid="table"][data-external="true"]`).waitFor();
+        const steps = Number(await replay.getAttribute('data-steps'));
+        assert.ok(steps > moves, `a step per move and per call the server made itself (${steps} steps)`);
+        const stacksAt = () => page.evaluate(() => [...document.querySelectorAll('[data-testid="replay-table"] [data-testid^="stack-played"]')].map((x) => Number(x.getAttribute('data-count'))));
+        await page.keyboard.press('End');
+        await page.locator(`[data-testid="replay"][data-step="${steps - 1}"]`).waitFor();
+        assert.deepEqual(await stacksAt(), [12, 12, 12, 12], 'the last step: every card played');
+        assert.ok((await page.getByTestId('replay-events').textContent()).includes('Game over'), 'the last step ends the game');
+        await page.keyboard.press('Home');
+        await page.locator('[data-testid="replay"][data-step="0"]').waitFor();
+        assert.deepEqual(await stacksAt(), [0, 0, 0, 0], 'the first step: nothing played yet');
         for (const p of people) assert.deepEqual(p.errors, [], `${p.name}: no page errors`);
       } finally {
         for (const p of people) await p.close();
         await server.stop();
         await engine.stop();
+        fs.rmSync(dataDir, { recursive: true, force: true });
       }
     },
   },
