@@ -89,13 +89,20 @@ export function externalTable(ctx: TableCtx): HTMLElement {
       'The game\'s rules engine is not answering: the table waits, and play goes on as soon as it is back.') : null,
     playArea(felt(ctx, (seat) => {
       const p = players.find((x) => x.seat === seat);
+      if (!p) return { count: null };
+      // One line whatever the engine sets (a plate must not grow into the stacks): the team and
+      // every decoration, cut short with an ellipsis when it is long, in full as its title.
+      const marks = p.decorations.map(([name, value]) => (value === name || value === '' ? name : `${name}: ${value}`));
+      const team = showTeams && p.team !== null ? `team ${p.team + 1}` : null;
+      const parts: Child[] = [];
+      if (team) parts.push(h('span', { class: 'muted' }, team));
+      p.decorations.forEach(([name], i) => {
+        if (parts.length) parts.push(' · ');
+        parts.push(h('span', { class: 'decoration', 'data-testid': `decoration-${seat}-${slug(name)}`, 'data-name': name }, marks[i]));
+      });
       return {
-        count: p ? p.cards : null,
-        lines: p ? [
-          showTeams && p.team !== null ? h('span', { class: 'muted' }, `team ${p.team + 1}`) : null,
-          ...p.decorations.map(([name, value]) => h('span', { class: 'decoration', 'data-testid': `decoration-${seat}-${slug(name)}`, 'data-name': name },
-            value === name || value === '' ? name : `${name}: ${value}`)),
-        ] : [],
+        count: p.cards,
+        lines: parts.length ? [h('span', { class: 'decorations', title: [team, ...marks].filter(Boolean).join(' · ') }, parts)] : [],
       };
     }, stackArea(stacks), infoLine(v)),
     promptBar(act, text, controls),
