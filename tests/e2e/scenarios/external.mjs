@@ -17,6 +17,7 @@ import { startEngine } from '../lib/engine.mjs';
 import { startServer } from '../lib/server.mjs';
 import { playToEnd } from '../lib/play.mjs';
 import { saveAndCheckScreenshot } from '../lib/screenshot.mjs';
+import { VIEWPORTS, layoutProblems, resize } from '../lib/layout.mjs';
 import { assert } from '../lib/assert.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -82,6 +83,18 @@ async function pauseAndResume(env, player, engine, script) {
   return back;
 }
 
+// The action in view at every supported viewport, nothing covering anything; back to 1280×900.
+async function layoutEverywhere(env, player, moment) {
+  const problems = [];
+  for (const vp of VIEWPORTS) {
+    await resize(player.page, vp);
+    for (const p of await layoutProblems(player.page)) problems.push(`${vp.name}: ${p}`);
+    await saveAndCheckScreenshot(env.browser, player.page, env.artifacts, `layout-external-${moment}-${vp.name}`, { fullPage: false });
+  }
+  await resize(player.page, { width: 1280, height: 900 });
+  assert.deepEqual(problems, [], `the external table's layout (${moment})`);
+}
+
 export const scenarios = [
   {
     name: 'external game: the Tamerlane Bid Whist engine (Python) played to its end_game by four browsers through the generic table',
@@ -119,6 +132,7 @@ export const scenarios = [
         assert.ok(options.includes('option-pass') && options.includes('option-7-no-trump') && options.length === 16,
           `the auction's options are buttons, pass to 7 no trump (${options.join(' ')})`);
         await saveAndCheckScreenshot(env.browser, opener.page, env.artifacts, 'table-external-auction');
+        await layoutEverywhere(env, opener, 'auction');
 
         let shotDiscard = false, shotPlay = false, pausedOnce = false;
         const { moves } = await playToEnd(people, async (p, i) => {
@@ -134,6 +148,7 @@ export const scenarios = [
             const contract = await p.page.getByTestId('info-contract').getAttribute('data-value');
             assert.match(contract, /^7 no trump/, `the contract info line (${contract})`);
             await saveAndCheckScreenshot(env.browser, p.page, env.artifacts, 'table-external');
+            await layoutEverywhere(env, p, 'trick');
           }
           if (shotPlay && !pausedOnce) {
             pausedOnce = true;
