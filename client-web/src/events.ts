@@ -2,7 +2,7 @@
 
 import { short } from './cards';
 import type { JsonObject } from './protocol';
-import { field, num, str, strs } from './protocol';
+import { arr, field, num, str, strs } from './protocol';
 import { RoomData, seatName } from './state';
 import { devCard, noble } from './tables/splendor_catalogue';
 
@@ -70,6 +70,14 @@ export function describeEvent(r: RoomData, e: JsonObject): string {
     case 'noble': return `A noble visited ${who} (${noble(e.noble)?.points ?? 3} ★)`;
     case 'refill': return '';
     case 'final_round': return `${who} reached 15: final round`;
+    // External games (docs/ENGINES.md): the engine's events as the server carried them out.
+    case 'engine_ready': return 'Game started';
+    case 'select': return `${who} chose ${strs(e.value).join(', ')}${str(e.name) ? ` (${str(e.name)})` : ''}`;
+    case 'draw': return `${who} drew ${num(e.count, 1)} card${num(e.count, 1) === 1 ? '' : 's'}`;
+    case 'set_info': return `${infoLabel(r, str(e.id))}: ${typeof e.value === 'number' ? e.value : str(e.value) || '–'}`;
+    case 'end_game': return 'Game over';
+    // Prompts show in the prompt bar; decorations on the seat plates; a new info line in the info bar.
+    case 'prompt': case 'add_decoration': case 'clear_decoration': case 'add_info': return '';
     default:
       return who ? `${who}: ${type.replace(/_/g, ' ')}` : type.replace(/_/g, ' ');
   }
@@ -79,4 +87,10 @@ function gemList(gems: unknown): string {
   if (Array.isArray(gems)) return gems.map(String).join(', ');
   if (gems && typeof gems === 'object') return Object.entries(gems).map(([c, n]) => `${String(n)} ${c}`).join(', ');
   return 'gems';
+}
+
+// An external game's info line by id, named by its label in the latest view.
+function infoLabel(r: RoomData, id: string): string {
+  const line = arr(r.state?.view.info).find((x) => field(x, 'id') === id);
+  return str(field(line, 'label')) || id;
 }

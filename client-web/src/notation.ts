@@ -42,11 +42,14 @@ export function describeMove(m: Move | null | undefined): string {
   const action = str(m.action, 'move');
   switch (action) {
     case 'play':
+      if (m.value !== undefined) return `play ${cards(m.value) || 'nothing'}`;
       return m.cards !== undefined ? `play ${cards(m.cards) || 'nothing'}` : `play ${short(str(m.card))}`;
     case 'pass': return 'pass';
     case 'look': return 'look at the cards';
     case 'deal': return 'deal the next hand';
-    case 'discard': return `discard ${cards(m.cards ?? m.discard)}`;
+    case 'discard': return `discard ${cards(m.cards ?? m.discard ?? m.value)}`;
+    // An external game's answer to a prompt_select: the options chosen, as the engine wrote them.
+    case 'select': return `choose ${strs(m.value).join(', ')}`;
     case 'bid':
       if (m.blind_nil === true) return 'bid blind nil';
       return `bid ${describeBid(m.books !== undefined ? { books: m.books, type: m.type ?? '' } : typeof m.tricks === 'number' ? m.tricks : m)}`;

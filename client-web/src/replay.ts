@@ -9,7 +9,7 @@ import { describeEvent } from './events';
 import type { JsonObject, Replay, RoomInfo, SeatInfo, StatePush } from './protocol';
 import { arr, field, num, strs } from './protocol';
 import { h } from './render';
-import { TABLES, genericTable } from './room';
+import { tableFor } from './room';
 import { changed, gameName, ReplayData, RoomData, state } from './state';
 import { makeCtx } from './tables/common';
 import { devCard } from './tables/splendor_catalogue';
@@ -49,7 +49,7 @@ export function replayView(id: string, seat: number | null, game: number | null)
   ctx.send = () => {};
   ctx.toggle = () => {};
   ctx.select = () => {};
-  const table = (TABLES[data.kind] ?? genericTable)(ctx);
+  const table = tableFor(data.kind, step.view)(ctx);
   const canReveal = data.reveal !== null && (d.seenEnd || at === last);
   const showReveal = canReveal && d.reveal;
 

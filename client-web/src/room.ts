@@ -2,7 +2,7 @@
 // game), results with "play again", the seat list and the chat.
 
 import { addBot, go, joinRoom, leaveRoom, replayKey, sendChat, startGame, watchRoom } from './api';
-import type { Move } from './protocol';
+import type { JsonObject, Move } from './protocol';
 import { arr, field, num } from './protocol';
 import { h } from './render';
 import { changed, gameName, locked, mySeat, room, RoomData, seatName, state } from './state';
@@ -13,6 +13,7 @@ import { spadesTable } from './tables/spades';
 import { bidWhistTable } from './tables/bidwhist';
 import { agramTable } from './tables/agram';
 import { splendorTable } from './tables/splendor';
+import { externalTable, isExternalView } from './tables/external';
 import { describeEvent } from './events';
 import { openRules } from './rules';
 
@@ -23,6 +24,13 @@ export const TABLES: Record<string, (ctx: TableCtx) => HTMLElement> = {
   agram: agramTable,
   splendor: splendorTable,
 };
+
+// The table module for a game: the built-in games by kind; an external game (any kind the
+// operator registered, see docs/ENGINES.md) by the shape of its view; else the generic list
+// of moves.
+export function tableFor(kind: string, view: JsonObject): (ctx: TableCtx) => HTMLElement {
+  return TABLES[kind] ?? (isExternalView(view) ? externalTable : genericTable);
+}
 
 export function roomView(id: string): HTMLElement {
   const r = room(id);
@@ -102,7 +110,7 @@ function tableArea(id: string, r: RoomData, me: number | null): HTMLElement {
       r.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'move-error' }, readable(r.error, (s) => seatName(r, s))) : null);
   }
   const ctx = makeCtx(id, r, info, r.state, me);
-  const table = (TABLES[info.kind] ?? genericTable)(ctx);
+  const table = tableFor(info.kind, ctx.view)(ctx);
   return h('div', { class: 'table-wrap' }, resultPanel(id, r, ctx), table);
 }
 

@@ -89,5 +89,7 @@ export function rulesSheet(): HTMLElement | null {
     h('div', { class: 'rules-head' },
       h('h2', { id: 'rules-title' }, `How to play ${gameName(open.kind)}`),
       h('button', { type: 'button', 'data-testid': 'rules-close', onclick: closeRules }, 'Close')),
-    list.length ? h('ul', { class: 'rules-list' }, list) : h('p', { class: 'muted' }, 'No rules text for this game.')));
+    // A game without a section (an external game's rules live in its engine): the server's description.
+    list.length ? h('ul', { class: 'rules-list' }, list)
+      : h('p', { class: 'muted' }, state.games.find((g) => g.kind === open.kind)?.description || 'No rules text for this game.')));
 }

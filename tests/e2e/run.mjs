@@ -21,6 +21,7 @@ import { scenarios as replayScenarios } from './scenarios/replay.mjs';
 import { scenarios as layoutScenarios } from './scenarios/layout.mjs';
 import { scenarios as detailScenarios } from './scenarios/details.mjs';
 import { scenarios as connectionScenarios } from './scenarios/connection.mjs';
+import { scenarios as externalScenarios } from './scenarios/external.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CHROMIUM = process.env.PARLOR_CHROMIUM ?? '/usr/bin/chromium';
@@ -79,7 +80,7 @@ process.on('SIGINT', async () => { await cleanup(); process.exit(130); });
 process.on('SIGTERM', async () => { await cleanup(); process.exit(143); });
 
 const only = opts.only ? new RegExp(opts.only, 'i') : null;
-const all = [...bigTwoScenarios, ...tableScenarios, ...replayScenarios, ...layoutScenarios, ...detailScenarios, ...connectionScenarios].filter((s) => !only || only.test(s.name));
+const all = [...bigTwoScenarios, ...tableScenarios, ...replayScenarios, ...layoutScenarios, ...detailScenarios, ...connectionScenarios, ...externalScenarios].filter((s) => !only || only.test(s.name));
 let passed = 0, failed = 0;
 const started = Date.now();
 try {
@@ -94,7 +95,8 @@ try {
   fs.mkdirSync(opts.artifacts, { recursive: true });
   // Failure shots from an earlier run would mislead.
   for (const f of fs.readdirSync(opts.artifacts)) if (/^failed-.*\.png$/.test(f)) fs.rmSync(path.join(opts.artifacts, f));
-  const env = { browser, server, baseUrl: server.url, artifacts: path.resolve(opts.artifacts), shared: {}, cleanups, log: (m) => console.log(`#   ${m}`) };
+  // binary and staticDir: for scenarios that start a parlor-server of their own (external.mjs).
+  const env = { browser, server, baseUrl: server.url, binary: path.resolve(opts.server), staticDir: path.resolve(opts.static), artifacts: path.resolve(opts.artifacts), shared: {}, cleanups, log: (m) => console.log(`#   ${m}`) };
   for (const s of all) {
     const t0 = Date.now();
     const missing = (s.needs ?? []).filter((n) => !env.shared[n]);
