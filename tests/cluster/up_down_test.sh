@@ -40,20 +40,6 @@ ok() {
 }
 alive() { [ -e "/proc/$1" ] && ! grep -q '^[^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
 status_of() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$1" || true; }
-# A command to HAProxy's runtime API (the stats socket up.sh configures).
-haproxy_cmd() {
-  python3 - "$dir/haproxy.sock" "$1" <<'EOF'
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(5)
-s.connect(sys.argv[1])
-s.sendall(sys.argv[2].encode() + b"\n")
-out = b""
-while chunk := s.recv(65536):
-    out += chunk
-print(out.decode(), end="")
-EOF
-}
 
 [ -x "$bot" ] || fail "no parlor-bot at $bot (build it, or set PARLOR_BOT)"
 
@@ -116,11 +102,9 @@ for path in /cluster/link /cluster/ //cluster/link /%63luster/link /CLUSTER/link
 done
 ok "/cluster/ paths are refused by the proxy"
 
-# A game of two parlor-bots through the proxy. Until nodes forward requests to each other
-# (issue #16, item 3), a room is played on its own node, and leastconn would send the second
-# bot to the other one (room_moved), so node-2 is drained at the proxy for the game
-# (HAProxy's runtime API: no new connections, as before a maintenance) and made ready after.
-haproxy_cmd "set server nodes/node-2 state drain" >/dev/null
+# A game of two parlor-bots through the proxy. Leastconn sends the second bot's connection
+# to the node that does not hold the room: the room is played across nodes (its requests
+# forwarded, its pushes sent back over a link between them).
 creator_out="$dir/creator.out"
 timeout 90 "$bot" --url "ws://127.0.0.1:$port/ws" --create bigtwo --seats 2 --name ann \
   --strategy greedy --max-seconds 60 --quiet >"$creator_out" 2>"$dir/creator.err" &
@@ -136,11 +120,18 @@ done
 timeout 90 "$bot" --url "ws://127.0.0.1:$port/ws" --room "$room" --name ben --quiet \
   >"$dir/joiner.out" 2>"$dir/joiner.err" || fail "the joining bot failed: $(cat "$dir/joiner.err" "$dir/joiner.out")"
 wait "$creator" || fail "the creating bot failed: $(cat "$dir/creator.err" "$creator_out")"
-haproxy_cmd "set server nodes/node-2 state ready" >/dev/null
 for out_file in "$creator_out" "$dir/joiner.out"; do
   grep -q "games=1 .*result=ok" "$out_file" || fail "a bot did not finish its game: $(cat "$out_file")"
 done
-ok "two parlor-bots played Big Two room $room to the end through the proxy"
+player_of() { sed -n 's/.*player=\([0-9a-zA-Z]*\).*/\1/p' "$1" | head -1; }
+creator_player="$(player_of "$creator_out")"
+joiner_player="$(player_of "$dir/joiner.out")"
+creator_node="$(grep -l "player $creator_player joined" "$dir"/logs/node-*.log | head -1)"
+joiner_node="$(grep -l "player $joiner_player joined" "$dir"/logs/node-*.log | head -1)"
+[ -n "$creator_node" ] && [ -n "$joiner_node" ] || fail "the players' nodes are not in the logs"
+[ "$creator_node" != "$joiner_node" ] ||
+  fail "both bots landed on $(basename "$creator_node"): the game did not cross nodes"
+ok "two parlor-bots on $(basename "$creator_node" .log) and $(basename "$joiner_node" .log) played Big Two room $room to the end through the proxy"
 
 # ---- down -------------------------------------------------------------------------------
 timeout 90 "$repo/deploy/cluster/down.sh" "$dir" || fail "down.sh exited $?"
