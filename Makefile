@@ -6,7 +6,7 @@ BUILD_DIR := build/$(PRESET)
 PORT ?= 8080
 CTEST_ARGS ?=
 
-.PHONY: run test deps build configure unit asan tsan bench clean web
+.PHONY: run test deps build configure unit asan tsan bench clean web package
 
 deps:
 	@bash deploy/install-deps.sh
@@ -26,6 +26,11 @@ run: build web
 # Every test except the opt-in load/soak label.
 test: build web
 	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 900 -j2 -LE load $(CTEST_ARGS)
+
+# The Debian package, $(BUILD_DIR)/parlor_<version>_amd64.deb, with the web client in it
+# (docs/OPERATIONS.md, "Installing the package").
+package: build web
+	cd $(BUILD_DIR) && cpack -G DEB
 
 asan:
 	@$(MAKE) test PRESET=asan
