@@ -112,9 +112,27 @@ for _ in $(seq 150); do
   sleep 0.1
 done
 [ -n "$port" ] || fail "the server did not listen: $(cat "$root/tmp/server.err")"
-[ "$(curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$port/readyz")" = 200 ] ||
-  fail "/readyz is not 200"
-curl -fsS --max-time 5 "http://127.0.0.1:$port/" | grep -qi '<html' || fail "/ is not the web client"
+# An HTTP GET to the server on loopback through bash's /dev/tcp (curl is not among Parlor's
+# dependencies): prints the whole response, status line first.
+# The inner script's $0 and $1 are its own arguments:
+# shellcheck disable=SC2016
+http_get() {
+  timeout 5 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$0" &&
+    printf "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" "$1" >&3 &&
+    cat <&3' "$port" "$1"
+}
+# The status code alone. No pipes: under pipefail, a reader that stops early (head, grep -q)
+# fails the pipeline when the writer gets SIGPIPE.
+http_status() {
+  local response status_line code
+  response="$(http_get "$1")" || return 0
+  status_line="${response%%$'\r'*}"
+  read -r _ code _ <<<"$status_line"
+  echo "$code"
+}
+[ "$(http_status /readyz)" = 200 ] || fail "/readyz is not 200"
+page="$(http_get /)" || true
+[[ "$page" == *"<html"* ]] || fail "/ is not the web client"
 # By number: this machine's names for the chroot's uids differ.
 [ "$(stat -c %u "$root/var/lib/parlor/parlor.db")" = "$uid" ] || fail "the store is not parlor's"
 kill -TERM "$server_pid"

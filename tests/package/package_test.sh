@@ -105,30 +105,33 @@ fi
 # --- A dependency for every shared library the binaries link directly (their NEEDED entries;
 # what those load in turn is their packages' business), by the package that ships it on this
 # machine. ldd says where each one is found, by /lib or by /usr/lib (Debian 12 merged them);
-# dpkg knows one of the two.
-owner_of() {
-  local lib="$1" candidate
-  for candidate in "$lib" "/usr$lib" "${lib#/usr}" "$(realpath "$lib")"; do
-    if dpkg -S "$candidate" >/dev/null 2>&1; then
-      dpkg -S "$candidate" | head -n1 | cut -d: -f1
-      return 0
-    fi
-  done
-  return 1
-}
-# dpkg -S reads the whole file database (a second a call here): once per library.
-declare -A needed=() seen=()
+# dpkg knows one of the two, or the library's real path.
+candidates() { printf '%s\n' "$1" "/usr$1" "${1#/usr}" "$(realpath "$1")"; }
+# dpkg -S reads the whole file database (a second a call here): one call for all libraries.
+declare -A libs_of=()
 for tool in parlor-server parlor-bot parlor-load parlor-sim; do
   binary="$root/usr/bin/$tool"
   libraries="$(ldd "$binary")"
   while read -r soname; do
-    [ -z "${seen[$soname]:-}" ] || continue
-    seen[$soname]=1
     lib="$(awk -v so="$soname" '$1 == so && $2 == "=>" { print $3 }' <<<"$libraries")"
     [ -n "$lib" ] || fail "$tool needs $soname, which ldd does not find"
-    pkg="$(owner_of "$lib")" || fail "$tool links $lib, which no Debian package ships"
-    needed[$pkg]="$tool"
+    libs_of[$lib]="$tool"
   done < <(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+done
+declare -A owner=()
+while IFS= read -r line; do
+  owner[${line#*: }]="${line%%:*}"
+done < <(for lib in "${!libs_of[@]}"; do candidates "$lib"; done | sort -u |
+  xargs dpkg -S 2>/dev/null || true)
+declare -A needed=()
+for lib in "${!libs_of[@]}"; do
+  pkg=""
+  while read -r candidate; do
+    pkg="${owner[$candidate]:-}"
+    [ -n "$pkg" ] && break
+  done < <(candidates "$lib")
+  [ -n "$pkg" ] || fail "${libs_of[$lib]} links $lib, which no Debian package ships"
+  needed[$pkg]="${libs_of[$lib]}"
 done
 ((${#needed[@]} >= 5)) || fail "the binaries link only ${!needed[*]}"
 for pkg in "${!needed[@]}"; do
@@ -188,10 +191,29 @@ for _ in $(seq 150); do
   sleep 0.1
 done
 [ -n "$port" ] || fail "no 'listening on 127.0.0.1:PORT' (bind from the config) in 15 s: $(cat "$work/server.out" "$work/server.err")"
-ready="$(curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$port/readyz")"
-[ "$ready" = 200 ] || fail "/readyz answered $ready"
+# An HTTP GET to the server on loopback through bash's /dev/tcp (curl is not among Parlor's
+# dependencies): prints the whole response, status line first.
+# The inner script's $0 and $1 are its own arguments:
+# shellcheck disable=SC2016
+http_get() {
+  timeout 5 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$0" &&
+    printf "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" "$1" >&3 &&
+    cat <&3' "$port" "$1"
+}
+# The status code alone. No pipes: under pipefail, a reader that stops early (head, grep -q)
+# fails the pipeline when the writer gets SIGPIPE.
+http_status() {
+  local response status_line code
+  response="$(http_get "$1")" || return 0
+  status_line="${response%%$'\r'*}"
+  read -r _ code _ <<<"$status_line"
+  echo "$code"
+}
+ready="$(http_status /readyz)"
+[ "$ready" = 200 ] || fail "/readyz answered '$ready'"
 if [ "$web" = yes ]; then
-  curl -fsS --max-time 5 "http://127.0.0.1:$port/" | grep -qi '<html' || fail "/ is not the web client"
+  page="$(http_get /)" || true
+  [[ "$page" == *"<html"* ]] || fail "/ is not the web client"
 fi
 [ -f "$work/state/parlor.db" ] || fail "no SQLite store (store = sqlite) in the data directory"
 kill -TERM "$server_pid"
