@@ -18,6 +18,20 @@ std::optional<ServerConfig> parse(std::vector<const char*> args, std::string& er
   return parse_config(static_cast<int>(args.size()), args.data(), error, help);
 }
 
+// An environment variable set for one scope (the tests run one at a time, single-threaded).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    ::setenv(name, value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  }
+  ~ScopedEnv() { ::unsetenv(name_); }  // NOLINT(concurrency-mt-unsafe)
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
 TEST(Config, DefaultsMatchTheSecurityTable) {
   std::string error;
   auto config = parse({}, error);
@@ -65,9 +79,11 @@ TEST(Config, StoreBackends) {
     ASSERT_TRUE(config) << store << ": " << error;
     EXPECT_EQ(config->store, store);
   }
-  ::setenv("PARLOR_STORE", "postgres://parlor:pw@db/parlor", 1);
-  auto from_env = parse({}, error);
-  ::unsetenv("PARLOR_STORE");
+  std::optional<ServerConfig> from_env;
+  {
+    const ScopedEnv store("PARLOR_STORE", "postgres://parlor:pw@db/parlor");
+    from_env = parse({}, error);
+  }
   ASSERT_TRUE(from_env) << error;
   EXPECT_EQ(from_env->store, "postgres://parlor:pw@db/parlor");
   // A refused value is shown without its password.
@@ -76,9 +92,10 @@ TEST(Config, StoreBackends) {
             std::string::npos)
       << error;
   EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
-  ::setenv("PARLOR_STORE", "mysql://parlor:hunter2@db/parlor", 1);
-  EXPECT_FALSE(parse({}, error));
-  ::unsetenv("PARLOR_STORE");
+  {
+    const ScopedEnv store("PARLOR_STORE", "mysql://parlor:hunter2@db/parlor");
+    EXPECT_FALSE(parse({}, error));
+  }
   EXPECT_NE(error.find("bad value for PARLOR_STORE: \"mysql://parlor:***@db/parlor\""),
             std::string::npos)
       << error;
@@ -86,10 +103,12 @@ TEST(Config, StoreBackends) {
 
 TEST(Config, EnginesAreRepeatableAndListedInTheEnvironment) {
   std::string error;
-  ::setenv("PARLOR_ENGINE", "whist=http://127.0.0.1:9001/api/v1/whist,eights=http://h:1", 1);
-  auto config =
-      parse({"--engine", "go-fish=http://127.0.0.1:9002", "--engine-timeout-ms=250"}, error);
-  ::unsetenv("PARLOR_ENGINE");
+  std::optional<ServerConfig> config;
+  {
+    const ScopedEnv engines("PARLOR_ENGINE",
+                            "whist=http://127.0.0.1:9001/api/v1/whist,eights=http://h:1");
+    config = parse({"--engine", "go-fish=http://127.0.0.1:9002", "--engine-timeout-ms=250"}, error);
+  }
   ASSERT_TRUE(config) << error;
   ASSERT_EQ(config->engines.size(), 3U);
   EXPECT_EQ(config->engines[0].name, "whist");
@@ -118,11 +137,14 @@ TEST(Config, ReplayRetention) {
 }
 
 TEST(Config, EnvironmentIsOverriddenByFlags) {
-  ::setenv("PARLOR_PORT", "9001", 1);
   std::string error;
-  auto from_env = parse({}, error);
-  auto from_flag = parse({"--port", "9002"}, error);
-  ::unsetenv("PARLOR_PORT");
+  std::optional<ServerConfig> from_env;
+  std::optional<ServerConfig> from_flag;
+  {
+    const ScopedEnv port("PARLOR_PORT", "9001");
+    from_env = parse({}, error);
+    from_flag = parse({"--port", "9002"}, error);
+  }
   ASSERT_TRUE(from_env && from_flag);
   EXPECT_EQ(from_env->port, 9001);
   EXPECT_EQ(from_flag->port, 9002);
@@ -139,20 +161,6 @@ TEST(Config, BadValuesSayWhich) {
   EXPECT_FALSE(parse({"--tls-cert", "a.pem"}, error));
   EXPECT_NE(error.find("go together"), std::string::npos);
 }
-
-// An environment variable set for one scope (the tests run one at a time, single-threaded).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    ::setenv(name, value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
-  }
-  ~ScopedEnv() { ::unsetenv(name_); }  // NOLINT(concurrency-mt-unsafe)
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-};
 
 // A config file under the temporary directory, removed with the object.
 class TempConfig {
