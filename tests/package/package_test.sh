@@ -5,7 +5,8 @@
 # link (readelf, ldd, dpkg -S); the maintainer scripts and conffiles; the layout; the systemd unit
 # (its paths exist in the package, its hardening, `systemd-analyze verify` silent); and the
 # unpacked parlor-server, started with the unpacked default config, answering /readyz and
-# refusing a config with a bad key. About 30 s on a busy two-core machine, a third of it cpack.
+# refusing a config with a bad key. 10 s on an idle two-core machine (30 s on a busy one),
+# half of it cpack.
 #
 #   tests/package/package_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
