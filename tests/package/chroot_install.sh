@@ -6,7 +6,8 @@
 # libraries), `apt-get -f install`, then the system user, the state directory, the config's
 # owner and mode, the conffile, the unit's enablement, the server started as `parlor` with
 # the installed config answering /readyz and /, `systemd-analyze verify` on the installed
-# unit, `dpkg --remove` keeping the config and the games and `dpkg --purge` deleting them.
+# unit, installing again keeping an edited config, `dpkg --remove` keeping the config and the
+# games and `dpkg --purge` deleting them.
 # Needs root and Debian's archive; about 3 minutes the first time (debootstrap), under a
 # minute after. Not a ctest test for those reasons: the package test (package_test.sh), which
 # runs with every `make test`, unpacks the package without installing it.
@@ -141,6 +142,20 @@ wait "$server_pid" || code=$?
 server_pid=""
 [ "$code" = 0 ] || fail "the server exited $code on SIGTERM"
 say "the installed server ran as parlor, answered /readyz and / on 127.0.0.1:$port, stopped cleanly"
+
+# Installing again (as an upgrade does: postinst runs with the old version) keeps an edited
+# config, the store and the user, and leaves their owners as they were.
+echo "max-rooms = 500" >>"$root/etc/parlor/parlor.conf"
+store_before="$(stat -c '%u %a %s' "$root/var/lib/parlor/parlor.db")"
+in_root dpkg -i "/tmp/$(basename "$deb")" >"$root/tmp/reinstall.log" 2>&1 ||
+  { cat "$root/tmp/reinstall.log" >&2; fail "installing the package again"; }
+grep -qx "max-rooms = 500" "$root/etc/parlor/parlor.conf" || fail "reinstalling lost the config's edit"
+[ "$(in_root id -u parlor)" = "$uid" ] || fail "reinstalling changed parlor's uid"
+[ "$(stat -c '%u %a %s' "$root/var/lib/parlor/parlor.db")" = "$store_before" ] ||
+  fail "reinstalling touched the store"
+[ "$(in_root stat -c '%U:%G %a' /etc/parlor/parlor.conf)" = "root:parlor 640" ] ||
+  fail "reinstalling changed the config's owner or mode"
+say "installing again kept the edited config, the store and the user"
 
 # Removing keeps what is the operator's: the config and the games.
 in_root dpkg --remove parlor >/dev/null
