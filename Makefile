@@ -8,7 +8,7 @@ CTEST_ARGS ?=
 CLUSTER_NODES ?= 3
 CLUSTER_DIR ?= cluster-run
 
-.PHONY: run test cluster deps build configure unit asan tsan bench clean web
+.PHONY: run test cluster deps build configure unit asan tsan bench clean web package
 
 deps:
 	@bash deploy/install-deps.sh
@@ -41,6 +41,11 @@ cluster: build web
 # Every test except the opt-in load/soak label.
 test: build web
 	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 900 -j2 -LE load $(CTEST_ARGS)
+
+# The Debian package, $(BUILD_DIR)/parlor_<version>_amd64.deb, with the web client in it
+# (docs/OPERATIONS.md, "Installing the package").
+package: build web
+	cd $(BUILD_DIR) && cpack -G DEB
 
 asan:
 	@$(MAKE) test PRESET=asan

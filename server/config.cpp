@@ -1,12 +1,14 @@
 #include "server/config.h"
 
 #include "server/cluster/redis_client.h"
+#include "server/config_file.h"
 #include "server/store/postgres_store.h"
 
 #include <charconv>
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace parlor::server {
@@ -87,6 +89,11 @@ bool add_engines(const std::string& value, ServerConfig& config) {
 
 const std::map<std::string, Flag>& flags() {
   static const std::map<std::string, Flag> table = {
+      // Read before every other setting (apply_config_file); here for --help and the checks.
+      {"config",
+       {"FILE of `flag-name = value` lines (docs/OPERATIONS.md, \"Config file\"); the "
+        "environment and flags override it",
+        [](const std::string& v, ServerConfig&) { return !v.empty(); }}},
       {"port",
        {"TCP port; 0 picks a free one (default 8080)",
         number_flag<std::uint16_t>(&ServerConfig::port, 0, 65535)}},
@@ -107,8 +114,8 @@ const std::map<std::string, Flag>& flags() {
         }}},
       {"dev",
        {"development mode: allows the `seed` room option",
-        [](const std::string&, ServerConfig& c) {
-          c.dev = true;
+        [](const std::string& v, ServerConfig& c) {
+          c.dev = v != "false";  // "" from the flag, "true"/"false" from switch_value
           return true;
         },
         true}},
@@ -285,44 +292,31 @@ std::string env_name(const std::string& flag) {
   return out;
 }
 
-}  // namespace
-
-std::chrono::milliseconds drain_period(const ServerConfig& config) {
-  using std::chrono::milliseconds;
-  return config.drain.value_or(config.cluster.empty() ? milliseconds(0) : milliseconds(2'000));
+// A switch (--dev) in the environment or a config file: "true" or "false" for its setter,
+// nullopt for a value that is neither.
+std::optional<std::string> switch_value(const std::string& text) {
+  if (text == "1" || text == "true" || text == "yes" || text == "on") return "true";
+  if (text.empty() || text == "0" || text == "false" || text == "no" || text == "off") {
+    return "false";
+  }
+  return std::nullopt;
 }
 
-std::string usage() {
-  std::ostringstream out;
-  out << "usage: parlor-server [--flag value]...\n"
-         "Every flag can also be set with an environment variable PARLOR_FLAG_NAME.\n\n";
-  for (const auto& [name, flag] : flags()) {
-    out << "  --" << name << (flag.is_switch ? "" : " VALUE") << "\n      " << flag.help << "  ["
-        << env_name(name) << "]\n";
-  }
-  return out.str();
-}
+struct Arg {
+  std::string name;  // without the dashes
+  std::string value;
+};
 
-std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std::string& error,
-                                         bool& help) {
-  ServerConfig config;
-  help = false;
-  for (const auto& [name, flag] : flags()) {
-    // Read once at start, before any other thread exists.
-    if (const char* value = std::getenv(env_name(name).c_str())) {  // NOLINT(concurrency-mt-unsafe)
-      const std::string text = value;
-      if (flag.is_switch && (text.empty() || text == "0" || text == "false")) continue;
-      if (!flag.set(text, config)) {
-        error = "bad value for " + env_name(name) + ": \"" + shown_value(name, text) + "\"";
-        return std::nullopt;
-      }
-    }
-  }
+// The command line as flags and values, checked against the table but not yet applied (the
+// config file it names goes in first). Stops at --help.
+std::optional<std::vector<Arg>> split_args(int argc, const char* const* argv, std::string& error,
+                                           bool& help) {
+  std::vector<Arg> args;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       help = true;
-      return config;
+      return args;
     }
     if (arg.rfind("--", 0) != 0) {
       error = "unexpected argument \"" + arg + "\" (see --help)";
@@ -346,8 +340,103 @@ std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std:
       }
       value = argv[++i];
     }
-    if (!it->second.set(value.value_or(""), config)) {
-      error = "bad value for --" + arg + ": \"" + shown_value(arg, value.value_or("")) + "\"";
+    args.push_back({arg, value.value_or("")});
+  }
+  return args;
+}
+
+// The lowest layer over the defaults: FILE's `key = value` lines (server/config_file.h).
+// Keys are the flags' names; an unknown key, a key set twice (but the repeatable engine) or a
+// bad value stops the start with the file, the line and the key.
+bool apply_config_file(const std::string& path, ServerConfig& config, std::string& error) {
+  auto lines = read_config_file(path, error);
+  if (!lines) return false;
+  std::set<std::string> seen;
+  for (const ConfigFileLine& line : *lines) {
+    const std::string where = path + ":" + std::to_string(line.line) + ": ";
+    const auto it = flags().find(line.key);
+    if (it == flags().end()) {
+      error = where + "unknown key \"" + line.key +
+              "\" (the keys are the flags of parlor-server --help, without the dashes)";
+      return false;
+    }
+    if (line.key == "config") {
+      error = where + "a config file cannot name another (config)";
+      return false;
+    }
+    if (line.key != "engine" && !seen.insert(line.key).second) {
+      error = where + line.key + " is set twice";
+      return false;
+    }
+    std::optional<std::string> value = line.value;
+    if (it->second.is_switch) value = switch_value(line.value);
+    if (!value || !it->second.set(*value, config)) {
+      error = where + "bad value for " + line.key + ": \"" + shown_value(line.key, line.value) +
+              "\"" + (it->second.is_switch ? " (true or false)" : "");
+      return false;
+    }
+  }
+  return true;
+}
+
+// Over the config file: PARLOR_FLAG_NAME variables.
+bool apply_environment(ServerConfig& config, std::string& error) {
+  for (const auto& [name, flag] : flags()) {
+    // Read once at start, before any other thread exists.
+    if (const char* value = std::getenv(env_name(name).c_str())) {  // NOLINT(concurrency-mt-unsafe)
+      const std::string text = value;
+      const std::optional<std::string> set_to = flag.is_switch ? switch_value(text) : text;
+      if (!set_to || !flag.set(*set_to, config)) {
+        error = "bad value for " + env_name(name) + ": \"" + shown_value(name, text) + "\"";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::chrono::milliseconds drain_period(const ServerConfig& config) {
+  using std::chrono::milliseconds;
+  return config.drain.value_or(config.cluster.empty() ? milliseconds(0) : milliseconds(2'000));
+}
+
+std::string usage() {
+  std::ostringstream out;
+  out << "usage: parlor-server [--config FILE] [--flag value]...\n"
+         "Every flag can also be set with an environment variable PARLOR_FLAG_NAME, or as a\n"
+         "`flag-name = value` line in the --config FILE. Flags override the environment,\n"
+         "which overrides the file, which overrides the defaults.\n\n";
+  for (const auto& [name, flag] : flags()) {
+    out << "  --" << name << (flag.is_switch ? "" : " VALUE") << "\n      " << flag.help << "  ["
+        << env_name(name) << "]\n";
+  }
+  return out.str();
+}
+
+std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std::string& error,
+                                         bool& help) {
+  ServerConfig config;
+  help = false;
+  const auto args = split_args(argc, argv, error, help);
+  if (!args) return std::nullopt;
+  if (help) return config;
+  // Lowest layer first: the config file (the last --config, else PARLOR_CONFIG), the
+  // environment, the flags.
+  std::string config_file;
+  // Read once at start, before any other thread exists.
+  if (const char* path = std::getenv("PARLOR_CONFIG")) {  // NOLINT(concurrency-mt-unsafe)
+    config_file = path;
+  }
+  for (const Arg& arg : *args) {
+    if (arg.name == "config") config_file = arg.value;
+  }
+  if (!config_file.empty() && !apply_config_file(config_file, config, error)) return std::nullopt;
+  if (!apply_environment(config, error)) return std::nullopt;
+  for (const Arg& arg : *args) {
+    if (!flags().at(arg.name).set(arg.value, config)) {
+      error = "bad value for --" + arg.name + ": \"" + shown_value(arg.name, arg.value) + "\"";
       return std::nullopt;
     }
   }

@@ -1,8 +1,13 @@
 #include "server/config.h"
 
+#include "server/config_file.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 namespace parlor::server {
 namespace {
@@ -12,6 +17,20 @@ std::optional<ServerConfig> parse(std::vector<const char*> args, std::string& er
   bool help = false;
   return parse_config(static_cast<int>(args.size()), args.data(), error, help);
 }
+
+// An environment variable set for one scope (the tests run one at a time, single-threaded).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    ::setenv(name, value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  }
+  ~ScopedEnv() { ::unsetenv(name_); }  // NOLINT(concurrency-mt-unsafe)
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
 
 TEST(Config, DefaultsMatchTheSecurityTable) {
   std::string error;
@@ -60,9 +79,11 @@ TEST(Config, StoreBackends) {
     ASSERT_TRUE(config) << store << ": " << error;
     EXPECT_EQ(config->store, store);
   }
-  ::setenv("PARLOR_STORE", "postgres://parlor:pw@db/parlor", 1);
-  auto from_env = parse({}, error);
-  ::unsetenv("PARLOR_STORE");
+  std::optional<ServerConfig> from_env;
+  {
+    const ScopedEnv store("PARLOR_STORE", "postgres://parlor:pw@db/parlor");
+    from_env = parse({}, error);
+  }
   ASSERT_TRUE(from_env) << error;
   EXPECT_EQ(from_env->store, "postgres://parlor:pw@db/parlor");
   // A refused value is shown without its password.
@@ -71,9 +92,10 @@ TEST(Config, StoreBackends) {
             std::string::npos)
       << error;
   EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
-  ::setenv("PARLOR_STORE", "mysql://parlor:hunter2@db/parlor", 1);
-  EXPECT_FALSE(parse({}, error));
-  ::unsetenv("PARLOR_STORE");
+  {
+    const ScopedEnv store("PARLOR_STORE", "mysql://parlor:hunter2@db/parlor");
+    EXPECT_FALSE(parse({}, error));
+  }
   EXPECT_NE(error.find("bad value for PARLOR_STORE: \"mysql://parlor:***@db/parlor\""),
             std::string::npos)
       << error;
@@ -81,10 +103,12 @@ TEST(Config, StoreBackends) {
 
 TEST(Config, EnginesAreRepeatableAndListedInTheEnvironment) {
   std::string error;
-  ::setenv("PARLOR_ENGINE", "whist=http://127.0.0.1:9001/api/v1/whist,eights=http://h:1", 1);
-  auto config =
-      parse({"--engine", "go-fish=http://127.0.0.1:9002", "--engine-timeout-ms=250"}, error);
-  ::unsetenv("PARLOR_ENGINE");
+  std::optional<ServerConfig> config;
+  {
+    const ScopedEnv engines("PARLOR_ENGINE",
+                            "whist=http://127.0.0.1:9001/api/v1/whist,eights=http://h:1");
+    config = parse({"--engine", "go-fish=http://127.0.0.1:9002", "--engine-timeout-ms=250"}, error);
+  }
   ASSERT_TRUE(config) << error;
   ASSERT_EQ(config->engines.size(), 3U);
   EXPECT_EQ(config->engines[0].name, "whist");
@@ -142,11 +166,14 @@ TEST(Config, DrainDefaultsByModeAndFlag) {
 }
 
 TEST(Config, EnvironmentIsOverriddenByFlags) {
-  ::setenv("PARLOR_PORT", "9001", 1);
   std::string error;
-  auto from_env = parse({}, error);
-  auto from_flag = parse({"--port", "9002"}, error);
-  ::unsetenv("PARLOR_PORT");
+  std::optional<ServerConfig> from_env;
+  std::optional<ServerConfig> from_flag;
+  {
+    const ScopedEnv port("PARLOR_PORT", "9001");
+    from_env = parse({}, error);
+    from_flag = parse({"--port", "9002"}, error);
+  }
   ASSERT_TRUE(from_env && from_flag);
   EXPECT_EQ(from_env->port, 9001);
   EXPECT_EQ(from_flag->port, 9002);
@@ -162,6 +189,192 @@ TEST(Config, BadValuesSayWhich) {
   EXPECT_NE(error.find("needs a value"), std::string::npos);
   EXPECT_FALSE(parse({"--tls-cert", "a.pem"}, error));
   EXPECT_NE(error.find("go together"), std::string::npos);
+}
+
+// A config file under the temporary directory, removed with the object.
+class TempConfig {
+ public:
+  explicit TempConfig(const std::string& text) {
+    static int count = 0;
+    path_ = std::filesystem::temp_directory_path() /
+            ("parlor-config-test-" + std::to_string(::getpid()) + "-" + std::to_string(++count) +
+             ".conf");
+    std::ofstream(path_, std::ios::binary) << text;
+  }
+  ~TempConfig() {
+    std::error_code ignored;
+    std::filesystem::remove(path_, ignored);
+  }
+  TempConfig(const TempConfig&) = delete;
+  TempConfig& operator=(const TempConfig&) = delete;
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+TEST(ConfigFile, SplitsKeyValueLines) {
+  std::string error;
+  const auto lines = parse_config_file_text(
+      "# a comment\n\n  port = 9000  \r\n\tstore=postgres://u:p#w=d@db/x\n   # indented\n"
+      "allowed-origins = https://a.example, https://b.example\nbind =\n",
+      "f.conf", error);
+  ASSERT_TRUE(lines) << error;
+  ASSERT_EQ(lines->size(), 4U);
+  EXPECT_EQ((*lines)[0].line, 3);
+  EXPECT_EQ((*lines)[0].key, "port");
+  EXPECT_EQ((*lines)[0].value, "9000");
+  // Neither `#` nor `=` ends a value: a password may hold them.
+  EXPECT_EQ((*lines)[1].value, "postgres://u:p#w=d@db/x");
+  EXPECT_EQ((*lines)[2].line, 6);
+  EXPECT_EQ((*lines)[2].value, "https://a.example, https://b.example");
+  EXPECT_EQ((*lines)[3].key, "bind");
+  EXPECT_EQ((*lines)[3].value, "");
+}
+
+TEST(ConfigFile, SyntaxErrorsNameTheFileAndLine) {
+  std::string error;
+  EXPECT_FALSE(parse_config_file_text("port = 1\n\nport 9000\n", "f.conf", error));
+  EXPECT_EQ(error.rfind("f.conf:3: expected KEY = VALUE", 0), 0U) << error;
+  EXPECT_FALSE(parse_config_file_text("max rooms = 3\n", "f.conf", error));
+  EXPECT_EQ(error.rfind("f.conf:1: ", 0), 0U) << error;
+  EXPECT_FALSE(parse_config_file_text(" = 3\n", "f.conf", error));
+  EXPECT_EQ(error.rfind("f.conf:1: ", 0), 0U) << error;
+}
+
+TEST(ConfigFile, IsALayerUnderTheEnvironmentAndTheFlags) {
+  const TempConfig file(
+      "port = 9001\nthreads = 2\nrate-burst = 50\nbind = 0.0.0.0\ndata-dir = /srv/parlor\n");
+  std::string error;
+  auto from_file = parse({"--config", file.path().c_str()}, error);
+  ASSERT_TRUE(from_file) << error;
+  EXPECT_EQ(from_file->port, 9001);
+  EXPECT_EQ(from_file->threads, 2);
+  EXPECT_EQ(from_file->rate_burst, 50);
+  EXPECT_EQ(from_file->bind, "0.0.0.0");
+  EXPECT_EQ(from_file->data_dir, "/srv/parlor");
+  EXPECT_EQ(from_file->rate_per_second, 20);  // not in the file: the default
+
+  // The environment over the file, the flags over both, wherever --config stands.
+  std::optional<ServerConfig> layered;
+  {
+    const ScopedEnv port("PARLOR_PORT", "9002");
+    const ScopedEnv threads("PARLOR_THREADS", "4");
+    layered = parse({"--threads", "3", ("--config=" + file.path()).c_str()}, error);
+  }
+  ASSERT_TRUE(layered) << error;
+  EXPECT_EQ(layered->port, 9002);
+  EXPECT_EQ(layered->threads, 3);
+  EXPECT_EQ(layered->rate_burst, 50);
+}
+
+TEST(ConfigFile, NamedByTheEnvironmentOrTheLastFlag) {
+  const TempConfig first("port = 9001\n");
+  const TempConfig second("port = 9002\n");
+  std::string error;
+  std::optional<ServerConfig> from_env;
+  std::optional<ServerConfig> from_flag;
+  {
+    const ScopedEnv config("PARLOR_CONFIG", first.path());
+    from_env = parse({}, error);
+    from_flag = parse({"--config", second.path().c_str()}, error);
+  }
+  ASSERT_TRUE(from_env && from_flag) << error;
+  EXPECT_EQ(from_env->port, 9001);
+  EXPECT_EQ(from_flag->port, 9002);
+  auto last = parse({"--config", first.path().c_str(), "--config", second.path().c_str()}, error);
+  ASSERT_TRUE(last) << error;
+  EXPECT_EQ(last->port, 9002);
+}
+
+TEST(ConfigFile, UnknownKeysAndBadValuesNameTheKeyAndLine) {
+  const TempConfig typo("# settings\nport = 9001\nprot = 9002\n");
+  std::string error;
+  EXPECT_FALSE(parse({"--config", typo.path().c_str()}, error));
+  EXPECT_EQ(error.rfind(typo.path() + ":3: unknown key \"prot\"", 0), 0U) << error;
+
+  // The environment's names and the flags' dashes are not keys.
+  for (const char* key : {"PARLOR_PORT", "--port", "max_rooms"}) {
+    const TempConfig wrong(std::string(key) + " = 1\n");
+    EXPECT_FALSE(parse({"--config", wrong.path().c_str()}, error)) << key;
+    EXPECT_NE(error.find("unknown key"), std::string::npos) << error;
+  }
+
+  const TempConfig bad("\nmax-queue-messages = lots\n");
+  EXPECT_FALSE(parse({"--config", bad.path().c_str()}, error));
+  EXPECT_EQ(error, bad.path() + ":2: bad value for max-queue-messages: \"lots\"");
+
+  // A flag given on the command line does not excuse a bad line under it.
+  EXPECT_FALSE(parse({"--config", bad.path().c_str(), "--max-queue-messages", "8"}, error));
+
+  const TempConfig twice("port = 1\nport = 2\n");
+  EXPECT_FALSE(parse({"--config", twice.path().c_str()}, error));
+  EXPECT_EQ(error, twice.path() + ":2: port is set twice");
+
+  const TempConfig nested("config = /etc/other.conf\n");
+  EXPECT_FALSE(parse({"--config", nested.path().c_str()}, error));
+  EXPECT_NE(error.find(":1: "), std::string::npos) << error;
+
+  // Checks across settings still apply to what the file set.
+  const TempConfig half_tls("tls-cert = a.pem\n");
+  EXPECT_FALSE(parse({"--config", half_tls.path().c_str()}, error));
+  EXPECT_NE(error.find("go together"), std::string::npos) << error;
+}
+
+TEST(ConfigFile, PasswordsAreNotShownInErrors) {
+  const TempConfig file("store = mysql://parlor:hunter2@db/parlor\n");
+  std::string error;
+  EXPECT_FALSE(parse({"--config", file.path().c_str()}, error));
+  EXPECT_NE(error.find(":1: bad value for store: \"mysql://parlor:***@db/parlor\""),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
+}
+
+TEST(ConfigFile, SwitchesAndRepeatableEngines) {
+  const TempConfig file(
+      "dev = true\nengine = whist=http://127.0.0.1:9001/w\nengine = eights=http://h:1\n");
+  std::string error;
+  auto config = parse({"--config", file.path().c_str()}, error);
+  ASSERT_TRUE(config) << error;
+  EXPECT_TRUE(config->dev);
+  ASSERT_EQ(config->engines.size(), 2U);
+  EXPECT_EQ(config->engines[1].name, "eights");
+
+  // PARLOR_DEV=0 is a layer over the file that turns the switch off.
+  std::optional<ServerConfig> off;
+  {
+    const ScopedEnv dev("PARLOR_DEV", "0");
+    off = parse({"--config", file.path().c_str()}, error);
+  }
+  ASSERT_TRUE(off) << error;
+  EXPECT_FALSE(off->dev);
+
+  const TempConfig maybe("dev = maybe\n");
+  EXPECT_FALSE(parse({"--config", maybe.path().c_str()}, error));
+  EXPECT_EQ(error, maybe.path() + ":1: bad value for dev: \"maybe\" (true or false)");
+}
+
+TEST(ConfigFile, AMissingFileOrADirectoryStopsTheStart) {
+  std::string error;
+  EXPECT_FALSE(parse({"--config", "/nonexistent/parlor.conf"}, error));
+  EXPECT_NE(error.find("cannot read config file /nonexistent/parlor.conf"), std::string::npos)
+      << error;
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  EXPECT_FALSE(parse({"--config", dir.c_str()}, error));
+  EXPECT_NE(error.find("directory"), std::string::npos) << error;
+  EXPECT_FALSE(parse({"--config"}, error));
+  EXPECT_NE(error.find("needs a value"), std::string::npos) << error;
+}
+
+TEST(ConfigFile, HelpNeedsNoReadableFile) {
+  std::string error;
+  bool help = false;
+  std::vector<const char*> args = {"parlor-server", "--config", "/nonexistent", "--help"};
+  EXPECT_TRUE(parse_config(static_cast<int>(args.size()), args.data(), error, help));
+  EXPECT_TRUE(help);
+  EXPECT_NE(usage().find("--config VALUE"), std::string::npos);
+  EXPECT_NE(usage().find("[PARLOR_CONFIG]"), std::string::npos);
 }
 
 }  // namespace
