@@ -67,6 +67,12 @@ std::string Metrics::prometheus_text(
   counter("parlor_cluster_rooms_let_go_total",
           "Rooms this node let go because another node had taken them over (cluster mode).",
           "counter", cluster_rooms_let_go.load());
+  counter("parlor_cluster_requests_forwarded_total",
+          "Room requests of clients connected here forwarded to the room's node (cluster mode).",
+          "counter", cluster_requests_forwarded.load());
+  counter("parlor_cluster_link_bytes_sent_total",
+          "Bytes this node wrote to its links with other nodes (cluster mode).", "counter",
+          cluster_link_bytes_sent.load());
 
   out << "# HELP parlor_rooms Rooms by status.\n# TYPE parlor_rooms gauge\n";
   for (const auto& [status, count] : rooms_by_status) {

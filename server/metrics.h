@@ -32,6 +32,9 @@ class Metrics {
   // another node had taken them.
   std::atomic<std::uint64_t> cluster_rooms_taken_over{0};
   std::atomic<std::uint64_t> cluster_rooms_let_go{0};
+  // Room requests this node forwarded to the room's owner, and bytes it wrote to links.
+  std::atomic<std::uint64_t> cluster_requests_forwarded{0};
+  std::atomic<std::uint64_t> cluster_link_bytes_sent{0};
 
   void count_reject(const std::string& code);
   // A WebSocket connection failed for breaking the protocol (1002, 1003, 1007, 1009).

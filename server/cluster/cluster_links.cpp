@@ -95,7 +95,8 @@ PeerLink::Handlers ClusterLinks::handlers() {
   return PeerLink::Handlers{[this](const std::shared_ptr<PeerLink>& link, std::string_view bytes) {
                               on_message(link, bytes);
                             },
-                            [this](const std::shared_ptr<PeerLink>& link) { on_closed(link); }};
+                            [this](const std::shared_ptr<PeerLink>& link) { on_closed(link); },
+                            &state_.metrics().cluster_link_bytes_sent};
 }
 
 void ClusterLinks::accept(tcp::socket socket,
@@ -135,6 +136,7 @@ void ClusterLinks::send_for(const std::shared_ptr<Connection>& connection,
 
 bool ClusterLinks::forward(ClientContext& client, const std::string& room, std::string_view raw,
                            const nlohmann::json& re) {
+  state_.metrics().cluster_requests_forwarded.fetch_add(1, std::memory_order_relaxed);
   link::Message request{link::Kind::kRequest, client.connection->id(), player_ref(*client.player),
                         0, std::string(raw)};
   std::string node;

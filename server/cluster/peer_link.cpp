@@ -158,6 +158,7 @@ void PeerLink::do_write() {
     out_ += message;
   }
   writing_ = true;
+  if (handlers_.bytes_sent) handlers_.bytes_sent->fetch_add(out_.size(), std::memory_order_relaxed);
   ws_.async_write(net::buffer(out_),
                   [self = shared_from_this()](beast::error_code ec, std::size_t) {
                     self->writing_ = false;

@@ -36,8 +36,9 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
   using MessageHandler = std::function<void(const std::shared_ptr<PeerLink>&, std::string_view)>;
   using ClosedHandler = std::function<void(const std::shared_ptr<PeerLink>&)>;
   struct Handlers {
-    MessageHandler message;  // on the link's strand, in order
-    ClosedHandler closed;    // once, on the link's strand
+    MessageHandler message;                            // on the link's strand, in order
+    ClosedHandler closed;                              // once, on the link's strand
+    std::atomic<std::uint64_t>* bytes_sent = nullptr;  // counts what the link writes
   };
 
   static constexpr std::size_t kMaxQueuedBytes = 64 << 20;

@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -160,11 +161,31 @@ class Cluster {
   std::mutex mutex_;
 };
 
+// Where a driver connects: the nodes themselves (following room_moved to the node it names),
+// or only the cluster's public address (a proxy in front).
+struct Reach {
+  // The ports to try, in turn.
+  std::function<std::vector<unsigned short>()> ports;
+  // The port of node n while it runs (first choice for a table created there), if known.
+  std::function<std::optional<unsigned short>(int)> node_port;
+  bool follow_node_hints = true;
+};
+
+Reach reach_nodes(Cluster& cluster) {
+  return Reach{[&cluster] { return cluster.ports(); },
+               [&cluster](int n) -> std::optional<unsigned short> {
+                 std::lock_guard lock(cluster.mutex());
+                 if (!cluster.node(n).running()) return std::nullopt;
+                 return cluster.node(n).port();
+               },
+               true};
+}
+
 // Plays seat 0 of `table` to game_over, reconnecting and following room_moved as needed.
 class SeatDriver {
  public:
-  SeatDriver(Table& table, Cluster& cluster, std::uint64_t seed)
-      : table_(table), cluster_(cluster), rng_(seed) {}
+  SeatDriver(Table& table, Reach reach, std::uint64_t seed)
+      : table_(table), reach_(std::move(reach)), rng_(seed) {}
 
   void run(std::chrono::seconds limit) {
     const auto deadline = Clock::now() + limit;
@@ -191,18 +212,14 @@ class SeatDriver {
   }
 
  private:
-  std::optional<unsigned short> node_port(int n) {
-    std::lock_guard lock(cluster_.mutex());
-    if (!cluster_.node(n).running()) return std::nullopt;
-    return cluster_.node(n).port();
-  }
+  std::optional<unsigned short> node_port(int n) { return reach_.node_port(n); }
 
   // Connects to a node that serves the room: `preferred` first, then any running one,
   // following room_moved. False when the deadline passes.
   bool connect(std::optional<unsigned short> preferred, Clock::time_point deadline) {
     std::size_t next = 0;
     while (Clock::now() < deadline) {
-      const auto ports = cluster_.ports();
+      const auto ports = reach_.ports();
       unsigned short port = 0;
       if (preferred) {
         port = *preferred;
@@ -246,7 +263,8 @@ class SeatDriver {
     return false;
   }
 
-  static std::optional<unsigned short> port_of(const std::string& node) {
+  std::optional<unsigned short> port_of(const std::string& node) const {
+    if (!reach_.follow_node_hints) return std::nullopt;
     const auto colon = node.rfind(':');
     if (colon == std::string::npos) return std::nullopt;
     return static_cast<unsigned short>(std::stoi(node.substr(colon + 1)));
@@ -304,7 +322,7 @@ class SeatDriver {
   }
 
   Table& table_;
-  Cluster& cluster_;
+  Reach reach_;
   std::mt19937_64 rng_;
   std::unique_ptr<TestClient> client_;
   std::vector<Json> pending_;
@@ -428,7 +446,8 @@ TEST(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
 
   std::vector<std::thread> drivers;
   for (std::size_t i = 0; i < tables.size(); ++i) {
-    drivers.emplace_back([&, i] { SeatDriver(tables[i], cluster, seed + i).run(120s); });
+    drivers.emplace_back(
+        [&, i] { SeatDriver(tables[i], reach_nodes(cluster), seed + i).run(120s); });
   }
 
   // 1. A node dies.
@@ -617,6 +636,113 @@ TEST(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
   store.close();
   std::error_code ignored;
   fs::remove_all(dir, ignored);
+}
+
+// The chaos test, through the cluster's one address: deploy/cluster/up.sh starts three nodes,
+// PostgreSQL, Redis and HAProxy; twenty tables are created and played through the proxy (a
+// client at seat 0, three server bots), so their connections and rooms fall on every node.
+// Mid-game one node is SIGKILLed, later another is SIGSTOPped past its lease and SIGCONTed.
+// Every game must reach game_over, every acknowledged move must be stored exactly once, and
+// no frame a client received may show another seat's cards. The clients know only the
+// proxy's port. Bounded: about a minute; the cluster is stopped with down.sh.
+TEST(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
+  if (!PostgresServer::missing_binaries().empty() || !RedisServer::available() ||
+      std::system("command -v haproxy >/dev/null 2>&1") != 0) {
+    FAIL() << "PostgreSQL 15, redis-server and haproxy are needed (make deps installs them)";
+  }
+  const std::uint64_t seed = test_seed();
+  std::cout << "PARLOR_SEED=" << seed << " (set it to replay the clients' choices)" << std::endl;
+  const fs::path dir = fs::temp_directory_path() / ("parlor-chaos-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string source = PARLOR_SOURCE_DIR;
+  const std::string env = "PARLOR_SERVER=" + std::string(PARLOR_SERVER_BINARY) +
+                          " PARLOR_LEASE_MS=" + std::to_string(kLease.count()) +
+                          " PARLOR_BOT_DELAY_MS=" + std::to_string(kMoveDelay.count()) +
+                          " PARLOR_THREADS=1";
+  const std::string up = env + " timeout 120 bash " + source + "/deploy/cluster/up.sh --nodes 3 " +
+                         "--port 0 --dir " + dir.string() + " > " + (dir / "up.out").string() +
+                         " 2> " + (dir / "up.err").string();
+  ASSERT_EQ(std::system(up.c_str()), 0) << tail_of(dir / "up.err", 30);
+  struct Down {
+    std::string command;
+    ~Down() { [[maybe_unused]] const int status = std::system(command.c_str()); }
+  } down{"timeout 90 bash " + source + "/deploy/cluster/down.sh " + dir.string() +
+         " >/dev/null 2>&1; rm -rf " + dir.string()};
+  Json cluster;
+  {
+    std::ifstream in(dir / "cluster.json");
+    cluster = Json::parse(in);
+  }
+  const auto proxy = cluster["proxy"]["port"].get<unsigned short>();
+  std::vector<pid_t> node_pids;
+  for (const Json& node : cluster["nodes"]) node_pids.push_back(node["pid"].get<pid_t>());
+  ASSERT_EQ(node_pids.size(), 3U);
+
+  constexpr int kTables = 20;
+  std::vector<Table> tables;
+  for (int t = 0; t < kTables; ++t) {
+    TestClient client("127.0.0.1", proxy);
+    const Json welcome = client.hello("chaos" + std::to_string(t));
+    Table table;
+    table.token = welcome["token"];
+    const Json created = client.request(
+        {{"type", "create_room"}, {"kind", "bigtwo"}, {"options", {{"grace", 600}}}});
+    ASSERT_EQ(created["type"], "room_created") << created;
+    table.room = created["room"];
+    for (int seat = 1; seat < 4; ++seat) {
+      ASSERT_EQ(client.request({{"type", "add_bot"},
+                                {"room", table.room},
+                                {"seat", seat},
+                                {"strategy", "greedy"}})["type"],
+                "ok");
+    }
+    ASSERT_EQ(client.request({{"type", "start"}, {"room", table.room}})["type"], "ok");
+    tables.push_back(std::move(table));
+  }
+  Reach through_proxy{[proxy] { return std::vector<unsigned short>{proxy}; },
+                      [proxy](int) -> std::optional<unsigned short> { return proxy; }, false};
+  std::vector<std::thread> drivers;
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    drivers.emplace_back([&, i] { SeatDriver(tables[i], through_proxy, seed + i).run(150s); });
+  }
+  std::this_thread::sleep_for(3s);
+  ASSERT_EQ(::kill(node_pids[0], SIGKILL), 0);
+  std::this_thread::sleep_for(5s);
+  ASSERT_EQ(::kill(node_pids[1], SIGSTOP), 0);
+  std::this_thread::sleep_for(kLease * 3);
+  ASSERT_EQ(::kill(node_pids[1], SIGCONT), 0);
+  for (auto& driver : drivers) driver.join();
+
+  std::string store_url;
+  {
+    std::ifstream in(dir / "store.url");
+    std::getline(in, store_url);
+  }
+  server::PostgresStoreOptions options;
+  options.url = store_url;
+  options.exclusive = false;
+  server::PostgresStore store(options);
+  int taken_over = 0;
+  std::string logs;
+  for (const Json& node : cluster["nodes"]) {
+    const std::string name = node["name"];
+    logs += "  " + name + ":\n" + tail_of(dir / "logs" / (name + ".log"), 15);
+  }
+  for (const Table& table : tables) {
+    SCOPED_TRACE("room " + table.room + " (" + std::to_string(table.reconnects) + " reconnects, " +
+                 std::to_string(table.acked.size()) + " moves ok'd)");
+    EXPECT_TRUE(table.over) << table.failure << "\n" << logs;
+    const auto history = store.load_room(table.room);
+    ASSERT_TRUE(history);
+    if (history->room.epoch > 1) ++taken_over;
+    EXPECT_EQ(check_table(table, *history), "");
+  }
+  // The killed node's rooms at least moved.
+  EXPECT_GE(taken_over, 1) << logs;
+  std::cout << tables.size() << " games finished through the proxy, " << taken_over
+            << " rooms taken over" << std::endl;
+  store.close();
 }
 
 }  // namespace
