@@ -81,5 +81,6 @@ import json, sys
 text = sys.stdin.read()
 report = json.loads(text[:text.index("server_cpu_us_per_move")])
 cpu = text.split("server_cpu_us_per_move")[1].split()[0]
-print(f"{report[\"moves_per_second\"]:.0f} moves/s  p50 {report[\"latency_ms\"][\"p50\"]:.2f} ms  p99 {report[\"latency_ms\"][\"p99\"]:.2f} ms  server {cpu} us/move")'
+latency = report["latency_ms"]
+print("%.0f moves/s  p50 %.2f ms  p99 %.2f ms  server %s us/move" % (report["moves_per_second"], latency["p50"], latency["p99"], cpu))'
 done
