@@ -24,8 +24,10 @@ class Server {
   // Binds and starts the threads; throws on a bad address or TLS files.
   void start();
   tcp::endpoint endpoint() const;
-  // Graceful: stop accepting, close every WebSocket with 1001, let writes drain briefly,
-  // then stop the threads. Idempotent.
+  // Graceful: /readyz answers 503; in cluster mode (or with --drain-ms) connections are
+  // served for the drain period first. Then stop accepting, close every WebSocket (1012 after
+  // a drain or in a cluster: reconnect and resume; 1001 otherwise), close the links to other
+  // nodes, let writes drain briefly, and stop the threads. Idempotent.
   void stop();
   // Blocks until stop() has finished (from another thread or a signal handler).
   void wait();
