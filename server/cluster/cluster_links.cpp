@@ -92,11 +92,13 @@ bool ClusterLinks::secret_matches(std::string_view presented) const {
 }
 
 PeerLink::Handlers ClusterLinks::handlers() {
-  return PeerLink::Handlers{[this](const std::shared_ptr<PeerLink>& link, std::string_view bytes) {
-                              on_message(link, bytes);
-                            },
-                            [this](const std::shared_ptr<PeerLink>& link) { on_closed(link); },
-                            &state_.metrics().cluster_link_bytes_sent};
+  return PeerLink::Handlers{
+      [this](const std::shared_ptr<PeerLink>& link, std::string_view bytes) {
+        on_message(link, bytes);
+      },
+      [this](const std::shared_ptr<PeerLink>& link) { on_closed(link); },
+      &state_.metrics().cluster_link_bytes_sent,
+      [this](const std::vector<std::string>& messages) { answer_unsent(messages); }};
 }
 
 void ClusterLinks::accept(tcp::socket socket,
@@ -129,7 +131,12 @@ void ClusterLinks::send_for(const std::shared_ptr<Connection>& connection,
     if (client.player.id.empty()) client.player = player;
     client.nodes.insert(node);
   }
-  if (auto link = link_to(node)) link->send(std::move(message));
+  auto link = link_to(node);
+  // Closed between the lookup and the send (or this node is stopping): answered as unsent.
+  // send() leaves a message it refuses as it was.
+  if (!link || !link->send(std::move(message))) {
+    answer_unsent({message});  // NOLINT(bugprone-use-after-move)
+  }
 }
 
 // ---- the edge ------------------------------------------------------------------------------
@@ -214,7 +221,7 @@ void ClusterLinks::gone(const Connection& connection) {
       if (auto it = outgoing_.find(node); it != outgoing_.end()) link = it->second;
     }
     // A link that is gone took the remote client with it already.
-    if (link && link->usable()) link->send(message);
+    if (link && link->usable()) link->send(std::string(message));
   }
 }
 
@@ -231,6 +238,22 @@ void ClusterLinks::deliver(const link::Message& message, bool close) {
     connection->close(message.code, message.body);
   } else {
     connection->send(make_frame(message.body));
+  }
+}
+
+void ClusterLinks::answer_unsent(const std::vector<std::string>& messages) {
+  for (const std::string& bytes : messages) {
+    auto message = link::decode(bytes);
+    if (!message || message->kind != link::Kind::kRequest) continue;  // resumes: invites follow
+    auto decoded = protocol::decode_request(message->body, state_.limits());
+    auto* request = std::get_if<protocol::Request>(&decoded);
+    if (!request) continue;  // the edge decoded it already: cannot happen
+    const std::string room = room_of(*request).value_or("");
+    state_.metrics().count_reject(std::string(protocol::wire_name(ErrorCode::kRoomMoved)));
+    message->body = protocol::encode_room_moved(
+        request->id, room, "",
+        "the node serving room " + room + " does not answer; send the request again shortly");
+    deliver(*message, /*close=*/false);
   }
 }
 

@@ -97,6 +97,9 @@ class ClusterLinks {
                                               const link::Message& message, bool& created);
   // The edge's side.
   void deliver(const link::Message& message, bool close);
+  // Answers the requests among messages a link never sent (its node did not answer): each
+  // gets room_moved with its `re`, to be sent again once the room is served.
+  void answer_unsent(const std::vector<std::string>& messages);
   void invited(const std::string& player, const std::string& body);
 
   net::io_context& io_;

@@ -124,23 +124,25 @@ void PeerLink::opened() {
   do_write();
 }
 
-void PeerLink::send(std::string message) {
-  if (closed_.load()) return;
+bool PeerLink::send(std::string&& message) {
   bool start = false;
+  bool behind = false;
   {
+    // Checked under the lock fail() takes after closing: a message queued here is either
+    // refused or handed back by fail() as unsent, never lost between the two.
     std::lock_guard lock(mutex_);
+    if (closed_.load()) return false;
     pending_bytes_ += message.size();
-    if (pending_bytes_ > kMaxQueuedBytes) {
-      pending_.clear();
-      pending_bytes_ = 0;
-      net::post(strand_,
-                [self = shared_from_this()] { self->fail("the peer fell too far behind"); });
-      return;
-    }
+    behind = pending_bytes_ > kMaxQueuedBytes;
     start = pending_.empty();
     pending_.push_back(std::move(message));
   }
-  if (start) net::post(strand_, [self = shared_from_this()] { self->do_write(); });
+  if (behind) {
+    net::post(strand_, [self = shared_from_this()] { self->fail("the peer fell too far behind"); });
+  } else if (start) {
+    net::post(strand_, [self = shared_from_this()] { self->do_write(); });
+  }
+  return true;
 }
 
 void PeerLink::do_write() {
@@ -202,11 +204,13 @@ void PeerLink::fail(std::string_view why) {
   beast::error_code ignored;
   beast::get_lowest_layer(ws_).socket().shutdown(tcp::socket::shutdown_both, ignored);
   beast::get_lowest_layer(ws_).close();
+  std::vector<std::string> unsent;
   {
     std::lock_guard lock(mutex_);
-    pending_.clear();
+    unsent.swap(pending_);
     pending_bytes_ = 0;
   }
+  if (handlers_.unsent && !unsent.empty()) handlers_.unsent(std::move(unsent));
   if (handlers_.closed) handlers_.closed(shared_from_this());
   handlers_ = {};  // breaks cycles through the handlers' captures
 }

@@ -39,6 +39,9 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
     MessageHandler message;                            // on the link's strand, in order
     ClosedHandler closed;                              // once, on the link's strand
     std::atomic<std::uint64_t>* bytes_sent = nullptr;  // counts what the link writes
+    // Once, on the link's strand, before `closed`: the messages the link never handed to its
+    // socket (it could not connect, or fell too far behind), for their senders to answer.
+    std::function<void(std::vector<std::string>)> unsent;
   };
 
   static constexpr std::size_t kMaxQueuedBytes = 64 << 20;
@@ -54,8 +57,9 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
                                           std::chrono::milliseconds idle_timeout,
                                           Handlers handlers);
 
-  // Queues a message; thread-safe, never blocks.
-  void send(std::string message);
+  // Queues a message; thread-safe, never blocks. False when the link is closed already: the
+  // message was not taken (it is left as it was).
+  bool send(std::string&& message);
   // Closes the link (thread-safe, idempotent); the closed handler runs.
   void close();
   // Not closed yet (it may still be connecting).
