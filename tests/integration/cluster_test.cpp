@@ -250,11 +250,20 @@ class SeatDriver {
         for (Json& frame : client->pending()) pending_.push_back(std::move(frame));
         client->pending().clear();
         client_ = std::move(client);
+        // A room_moved pushed before the probe's answer (the node let the room go between
+        // the resume and the probe, and forwarded the probe to the new owner) means this
+        // connection holds no seat: connect again, as the push says.
+        bool seated = true;
         for (Json& frame : pending_) {
-          if (!handle(frame, preferred)) break;
+          if (!handle(frame, preferred)) {
+            seated = false;
+            break;
+          }
         }
         pending_.clear();
-        return true;
+        if (seated) return true;
+        client_.reset();
+        ++table_.reconnects;
       } catch (const std::exception&) {
         std::this_thread::sleep_for(100ms);  // refused, or a paused node that never answered
       }
