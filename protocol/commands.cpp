@@ -7,8 +7,24 @@ namespace {
 
 // In the order of the alternatives of Command.
 constexpr std::string_view kCommandNames[] = {
-    "hello",   "list_games", "list_rooms", "create_room", "join_room", "watch_room",  "leave_room",
-    "add_bot", "start",      "chat",       "ping",        "move",      "legal_moves", "get_replay",
+    "hello",
+    "list_games",
+    "list_rooms",
+    "create_room",
+    "join_room",
+    "watch_room",
+    "leave_room",
+    "add_bot",
+    "start",
+    "chat",
+    "ping",
+    "move",
+    "legal_moves",
+    "get_replay",
+    "subscribe_lobby",
+    "unsubscribe_lobby",
+    "quick_play",
+    "cancel_quick_play",
 };
 static_assert(std::size(kCommandNames) == std::variant_size_v<Command>,
               "every Command alternative needs its wire name");

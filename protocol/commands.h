@@ -22,7 +22,35 @@ struct Hello {
 };
 
 struct ListGames {};
-struct ListRooms {};
+
+// list_rooms, optionally filtered and paged. Rooms come in the order of their ids, so a page
+// that ends at room X continues with the rooms after X however the list changes meanwhile.
+struct ListRooms {
+  std::optional<std::string> kind;    // only this kind of game
+  std::optional<std::string> status;  // only rooms in this status (a wire name)
+  bool free_seat = false;             // only rooms with a free seat
+  std::optional<int> limit;           // at most this many (1..kMaxRoomsPerPage); absent: all
+  std::optional<std::string> after;   // the cursor: rooms whose id sorts after this one
+};
+
+// The largest page of list_rooms.
+constexpr int kMaxRoomsPerPage = 500;
+
+// Lobby push: a snapshot now (as the reply), then room_added / room_changed / room_removed.
+// A second subscribe_lobby replaces the first (and its filter).
+struct SubscribeLobby {
+  std::optional<std::string> kind;  // only rooms of this kind; absent: every kind
+};
+struct UnsubscribeLobby {};
+
+// Quick play: wait for a table of this game (seat count and game options as in create_room),
+// seated with other waiting players, or with bots after a wait.
+struct QuickPlay {
+  std::string kind;
+  std::optional<int> seats;       // absent: the game's default
+  Json options = Json::object();  // the game's own options only
+};
+struct CancelQuickPlay {};
 
 struct CreateRoom {
   std::string kind;
@@ -80,7 +108,8 @@ struct GetReplay {
 };
 
 using Command = std::variant<Hello, ListGames, ListRooms, CreateRoom, JoinRoom, WatchRoom,
-                             LeaveRoom, AddBot, Start, Chat, Ping, Move, LegalMoves, GetReplay>;
+                             LeaveRoom, AddBot, Start, Chat, Ping, Move, LegalMoves, GetReplay,
+                             SubscribeLobby, UnsubscribeLobby, QuickPlay, CancelQuickPlay>;
 
 // The wire `type` of a command, e.g. "create_room": for logs and per-type metrics.
 std::string_view command_name(const Command& command);

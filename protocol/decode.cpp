@@ -1,5 +1,6 @@
 #include "protocol/decode.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -119,6 +120,16 @@ class Reader {
     return static_cast<int>(*seat);
   }
 
+  std::optional<bool> optional_bool(const char* field) {
+    const Json* value = find(field);
+    if (value == nullptr) return std::nullopt;
+    if (!value->is_boolean()) {
+      fail("\"" + std::string(field) + "\" must be true or false");
+      return std::nullopt;
+    }
+    return value->get<bool>();
+  }
+
   Json required_object(const char* field) {
     Json* value = find(field);
     if (value == nullptr || !value->is_object()) {
@@ -192,7 +203,40 @@ Command decode_hello(Reader& reader) {
 }
 
 Command decode_list_games(Reader& /*reader*/) { return ListGames{}; }
-Command decode_list_rooms(Reader& /*reader*/) { return ListRooms{}; }
+// The statuses list_rooms can filter on: those of protocol/encode.h's RoomStatus.
+constexpr std::string_view kRoomStatuses[] = {"waiting", "playing", "finished", "frozen", "paused"};
+
+Command decode_list_rooms(Reader& reader) {
+  ListRooms list;
+  list.kind = reader.optional_identifier("kind");
+  list.status = reader.optional_identifier("status");
+  if (list.status && std::find(std::begin(kRoomStatuses), std::end(kRoomStatuses), *list.status) ==
+                         std::end(kRoomStatuses)) {
+    reader.fail(R"("status" must be one of "waiting", "playing", "finished", "frozen", "paused")");
+  }
+  list.free_seat = reader.optional_bool("free_seat").value_or(false);
+  if (const auto limit = reader.optional_integer("limit", 1, kMaxRoomsPerPage)) {
+    list.limit = static_cast<int>(*limit);
+  }
+  list.after = reader.optional_identifier("after");
+  return list;
+}
+
+Command decode_subscribe_lobby(Reader& reader) {
+  return SubscribeLobby{reader.optional_identifier("kind")};
+}
+Command decode_unsubscribe_lobby(Reader& /*reader*/) { return UnsubscribeLobby{}; }
+
+Command decode_quick_play(Reader& reader) {
+  QuickPlay quick;
+  quick.kind = reader.required_identifier("kind");
+  if (const auto seats = reader.optional_integer("seats", 1, reader.limits().max_seats)) {
+    quick.seats = static_cast<int>(*seats);
+  }
+  quick.options = reader.optional_object("options");
+  return quick;
+}
+Command decode_cancel_quick_play(Reader& /*reader*/) { return CancelQuickPlay{}; }
 Command decode_ping(Reader& /*reader*/) { return Ping{}; }
 
 Command decode_create_room(Reader& reader) {
@@ -286,6 +330,10 @@ constexpr Decoder kDecoders[] = {
     {"move", decode_move},
     {"legal_moves", decode_legal_moves},
     {"get_replay", decode_get_replay},
+    {"subscribe_lobby", decode_subscribe_lobby},
+    {"unsubscribe_lobby", decode_unsubscribe_lobby},
+    {"quick_play", decode_quick_play},
+    {"cancel_quick_play", decode_cancel_quick_play},
 };
 
 DecodeResult decode_message(Json& message, const Limits& limits) {

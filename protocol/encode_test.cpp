@@ -321,7 +321,7 @@ TEST(ErrorCodes, WireNamesRoundTripAndAreUnique) {
         "internal_error",   "room_moved",     "engine_unavailable"}) {
     EXPECT_TRUE(error_code_from_wire(name)) << name;
   }
-  EXPECT_EQ(names.size(), 27u);
+  EXPECT_EQ(names.size(), 30u);
   EXPECT_FALSE(error_code_from_wire("must_include_lowest"));
   EXPECT_FALSE(error_code_from_wire(""));
   EXPECT_FALSE(error_code_from_wire("BAD_REQUEST"));

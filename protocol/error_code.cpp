@@ -59,6 +59,12 @@ std::string_view wire_name(ErrorCode code) {
       return "room_moved";
     case ErrorCode::kEngineUnavailable:
       return "engine_unavailable";
+    case ErrorCode::kAlreadyQueued:
+      return "already_queued";
+    case ErrorCode::kNotQueued:
+      return "not_queued";
+    case ErrorCode::kAlreadySeated:
+      return "already_seated";
   }
   // Only reachable through a cast of an out-of-range integer.
   return "internal_error";
@@ -106,6 +112,9 @@ int http_status(ErrorCode code) {
     case ErrorCode::kWrongCombination:
     case ErrorCode::kStaleState:
     case ErrorCode::kUnknownStrategy:
+    case ErrorCode::kAlreadyQueued:
+    case ErrorCode::kNotQueued:
+    case ErrorCode::kAlreadySeated:
       return 400;
   }
   return 400;

@@ -40,6 +40,9 @@ enum class ErrorCode {
   kInternalError,      // a bug on our side; the request changed nothing
   kRoomMoved,          // cluster mode: another node serves the room (see encode_room_moved)
   kEngineUnavailable,  // the room's rules engine (an external game) failed; the room is paused
+  kAlreadyQueued,      // quick_play from a player already waiting for a table
+  kNotQueued,          // cancel_quick_play from a player who is not waiting
+  kAlreadySeated,      // quick_play from a player seated at an unfinished table
 };
 
 // Every code, in declaration order: for tests and documentation checks.
@@ -53,6 +56,7 @@ inline constexpr ErrorCode kAllErrorCodes[] = {
     ErrorCode::kWrongCombination, ErrorCode::kStaleState,     ErrorCode::kRateLimited,
     ErrorCode::kTooManyRooms,     ErrorCode::kNotAllowed,     ErrorCode::kUnknownStrategy,
     ErrorCode::kInternalError,    ErrorCode::kRoomMoved,      ErrorCode::kEngineUnavailable,
+    ErrorCode::kAlreadyQueued,    ErrorCode::kNotQueued,      ErrorCode::kAlreadySeated,
 };
 
 // The snake_case wire name, e.g. "bad_request".

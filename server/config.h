@@ -61,6 +61,8 @@ struct ServerConfig {
   std::chrono::seconds empty_room_timeout{600};  // nobody connected
   std::chrono::seconds finished_room_retention{3600};
   std::chrono::milliseconds bot_delay{400};
+  // Quick play: a table still short of players after this long is filled with bots (0: never).
+  std::chrono::seconds quick_play_bots_after{15};
   std::size_t max_rooms = 10'000;
 
   // Cluster mode (docs/ARCHITECTURE.md, "Cluster mode"): the Redis (redis://host:port) that

@@ -181,6 +181,12 @@ std::vector<std::shared_ptr<const protocol::RoomSummary>> Lobby::public_summarie
   return out;
 }
 
+std::shared_ptr<const protocol::RoomSummary> Lobby::summary_of(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  const auto it = rooms_.find(id);
+  return it == rooms_.end() ? nullptr : it->second.summary;
+}
+
 std::map<std::string, std::int64_t> Lobby::rooms_by_status() const {
   std::map<std::string, std::int64_t> out{{"waiting", 0}, {"playing", 0}, {"finished", 0}};
   std::lock_guard lock(mutex_);

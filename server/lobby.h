@@ -38,6 +38,8 @@ class Lobby {
   // The same summaries, shared: each is replaced (never changed) when its room changes.
   std::vector<std::shared_ptr<const protocol::RoomSummary>> public_summaries() const;
   std::map<std::string, std::int64_t> rooms_by_status() const;
+  // The summary of room `id` (private or not), or null when there is no such room here.
+  std::shared_ptr<const protocol::RoomSummary> summary_of(const std::string& id) const;
 
   void start_sweeper();
   void shutdown();

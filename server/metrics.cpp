@@ -61,6 +61,11 @@ std::string Metrics::prometheus_text(
           "counter", socket_writes.load());
   counter("parlor_accept_errors_total", "Errors accepting TCP connections.", "counter",
           accept_errors.load());
+  counter("parlor_lobby_subscribers", "Connections subscribed to the lobby push.", "gauge",
+          lobby_subscribers.load());
+  counter("parlor_lobby_push_frames_total",
+          "room_added, room_changed and room_removed frames sent to lobby subscribers.", "counter",
+          lobby_push_frames.load());
   counter("parlor_cluster_rooms_taken_over_total",
           "Rooms this node took over from nodes that died (cluster mode).", "counter",
           cluster_rooms_taken_over.load());

@@ -35,6 +35,9 @@ class Metrics {
   // Room requests this node forwarded to the room's owner, and bytes it wrote to links.
   std::atomic<std::uint64_t> cluster_requests_forwarded{0};
   std::atomic<std::uint64_t> cluster_link_bytes_sent{0};
+  // Lobby push: connections subscribed now, and the frames sent to them.
+  std::atomic<std::int64_t> lobby_subscribers{0};
+  std::atomic<std::uint64_t> lobby_push_frames{0};
 
   void count_reject(const std::string& code);
   // A WebSocket connection failed for breaking the protocol (1002, 1003, 1007, 1009).

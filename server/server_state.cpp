@@ -8,6 +8,7 @@
 #include "protocol/text.h"
 #include "server/log.h"
 #include "server/replay.h"
+#include "server/room_listing.h"
 #include "server/store/postgres_store.h"
 #include "server/store/sqlite_store.h"
 
@@ -48,10 +49,21 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
         } else if constexpr (std::is_same_v<T, protocol::ListGames>) {
           send(protocol::encode_games(id, game_registry()));
         } else if constexpr (std::is_same_v<T, protocol::ListRooms>) {
-          if (cluster_) {
-            list_cluster_rooms(client, id);
+          list_rooms(client, command, id);
+        } else if constexpr (std::is_same_v<T, protocol::SubscribeLobby>) {
+          subscribe_lobby(client, command, id);
+        } else if constexpr (std::is_same_v<T, protocol::UnsubscribeLobby>) {
+          lobby_feed_.unsubscribe(client.connection.get());
+          send(protocol::encode_ok(id));
+        } else if constexpr (std::is_same_v<T, protocol::QuickPlay>) {
+          if (auto refusal = quick_play_.enqueue(client.player, command, id)) {
+            reply_error(client, id, refusal->code, refusal->message);
+          }
+        } else if constexpr (std::is_same_v<T, protocol::CancelQuickPlay>) {
+          if (quick_play_.cancel(*client.player)) {
+            send(protocol::encode_ok(id));
           } else {
-            send(protocol::encode_rooms(id, lobby_.list_rooms()));
+            reply_error(client, id, ErrorCode::kNotQueued, "you are not waiting for a table");
           }
         } else if constexpr (std::is_same_v<T, protocol::Ping>) {
           send(protocol::encode_pong(id));
@@ -217,32 +229,95 @@ void ServerState::create_room(ClientContext& client, const protocol::CreateRoom&
   room->join(Caller{client.player, client.connection, id, received}, 0, /*creating=*/true);
 }
 
-void ServerState::list_cluster_rooms(ClientContext& client, const Json& id) {
-  run_blocking([this, connection = client.connection, id] {
-    Json message = cluster_rooms();
-    protocol::attach_re(message, id);
-    connection->send(make_frame(protocol::to_wire(message)));
-  });
+bool ServerState::known_kind(ClientContext& client, const std::optional<std::string>& kind,
+                             const Json& id) {
+  if (!kind || find_game(*kind)) return true;
+  reply_error(
+      client, id, ErrorCode::kUnknownGame,
+      "no game of kind " + protocol::quote_client_text(*kind, 32) + "; list_games names them");
+  return false;
 }
 
-Json ServerState::cluster_rooms() {
-  Json rooms = Json::array();
+void ServerState::list_rooms(ClientContext& client, const protocol::ListRooms& query,
+                             const Json& id) {
+  if (!known_kind(client, query.kind, id)) return;
+  auto answer = [this, connection = client.connection, query, id] {
+    Json message = rooms_page(public_room_summaries(), query);
+    protocol::attach_re(message, id);
+    connection->send(make_frame(protocol::to_wire(message)));
+  };
+  // In a cluster, other nodes' rooms are read from Redis: off the I/O threads.
+  if (cluster_) return run_blocking(std::move(answer));
+  answer();
+}
+
+void ServerState::subscribe_lobby(ClientContext& client, const protocol::SubscribeLobby& request,
+                                  const Json& id) {
+  if (!known_kind(client, request.kind, id)) return;
+  auto subscribe = [this, connection = client.connection, kind = request.kind, id] {
+    lobby_feed_.subscribe(connection, kind, id, public_rooms());
+  };
+  if (cluster_) return run_blocking(std::move(subscribe));
+  subscribe();
+}
+
+LobbyFeed::Rooms ServerState::public_rooms() {
+  LobbyFeed::Rooms rooms;
+  rooms.local = lobby_.public_summaries();
+  if (cluster_) rooms.remote = cluster_->remote_rooms();
+  return rooms;
+}
+
+std::vector<Json> ServerState::public_room_summaries() {
+  std::vector<Json> rooms;
   std::set<std::string> listed;
-  for (const auto& summary : lobby_.list_rooms()) {
-    listed.insert(summary.room);
-    rooms.push_back(protocol::room_summary_json(summary));
+  for (const auto& summary : lobby_.public_summaries()) {
+    listed.insert(summary->room);
+    rooms.push_back(protocol::room_summary_json(*summary));
   }
+  if (!cluster_) return rooms;
   // A room that moved here a moment ago may still be in its old node's list: listed once.
   for (Json& room : cluster_->remote_rooms()) {
     if (listed.insert(room.value("room", "")).second) rooms.push_back(std::move(room));
   }
-  return Json{{"type", "rooms"}, {"rooms", std::move(rooms)}};
+  return rooms;
+}
+
+Json ServerState::cluster_rooms() { return rooms_page(public_room_summaries(), {}); }
+
+void ServerState::start_lobby_feed() { arm_lobby_feed(); }
+
+// The timer is not cancelled from here (it may be re-armed on an I/O thread at this moment):
+// the flag stops it at its next tick, and stopping the io_context ends the wait.
+void ServerState::stop_lobby_feed() { lobby_feed_stopped_ = true; }
+
+void ServerState::arm_lobby_feed() {
+  lobby_feed_timer_.expires_after(LobbyFeed::kPushInterval);
+  lobby_feed_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec || lobby_feed_stopped_) return;
+    quick_play_.tick();
+    if (lobby_feed_.has_subscribers()) {
+      if (!cluster_) {
+        lobby_feed_.publish(public_rooms());
+      } else if (!lobby_feed_busy_.exchange(true)) {
+        // Other nodes' rooms come from Redis: off the I/O threads, one publish at a time.
+        run_blocking([this] {
+          lobby_feed_.publish(public_rooms());
+          lobby_feed_busy_ = false;
+        });
+      }
+    }
+    arm_lobby_feed();
+  });
 }
 
 void ServerState::disconnected(ClientContext& client) {
+  if (client.connection) lobby_feed_.unsubscribe(client.connection.get());
   if (links_ && !client.remote && client.connection) links_->gone(*client.connection);
   if (!client.player) return;
   if (!client.player->detach(client.connection.get())) return;  // a newer connection took over
+  // Nobody to seat any more: a table is not opened for a player who has gone.
+  quick_play_.cancel(*client.player);
   for (const std::string& room_id : client.player->rooms()) {
     if (auto room = lobby_.find(room_id)) room->connection_changed(client.player);
   }

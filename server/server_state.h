@@ -4,6 +4,7 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 
 #include <boost/asio/post.hpp>
@@ -20,7 +21,9 @@
 #include "server/config.h"
 #include "server/identity.h"
 #include "server/lobby.h"
+#include "server/lobby_feed.h"
 #include "server/metrics.h"
+#include "server/quick_play.h"
 #include "server/replay.h"
 #include "server/store/postgres_cluster.h"
 #include "server/store/store.h"
@@ -78,6 +81,11 @@ class ServerState {
   // Every node's public rooms as a `rooms` message without `re` (cluster mode; blocking:
   // call it through run_blocking()).
   Json cluster_rooms();
+  // The lobby push (lobby_feed.h): every LobbyFeed::kPushInterval while anyone subscribes,
+  // the public rooms go to the feed, which pushes what changed. The same timer drives quick
+  // play's matchmaker (quick_play.h).
+  void start_lobby_feed();
+  void stop_lobby_feed();
   // Leaves the cluster (after close_store(): every write this node made is stored first).
   void stop_cluster();
   ClusterNode* cluster() { return cluster_.get(); }
@@ -106,8 +114,18 @@ class ServerState {
   // Cluster mode: a token this node has not seen, looked up in the store off the I/O
   // threads; the hello then goes on on the client's strand.
   bool hello_with_stored_token(ClientContext& client, const protocol::Hello& hello, const Json& id);
-  // Cluster mode: list_rooms with every node's public rooms (other nodes' from Redis).
-  void list_cluster_rooms(ClientContext& client, const Json& id);
+  // list_rooms (in a cluster with every node's public rooms, other nodes' from Redis).
+  void list_rooms(ClientContext& client, const protocol::ListRooms& query, const Json& id);
+  void subscribe_lobby(ClientContext& client, const protocol::SubscribeLobby& request,
+                       const Json& id);
+  // Every public room: this server's and, in a cluster, other nodes' (blocking in a cluster:
+  // call it through run_blocking()).
+  LobbyFeed::Rooms public_rooms();
+  // The public rooms in wire form, each listed once (blocking in a cluster, as above).
+  std::vector<Json> public_room_summaries();
+  // Whether `kind` names a game; refuses the request with unknown_game when not.
+  bool known_kind(ClientContext& client, const std::optional<std::string>& kind, const Json& id);
+  void arm_lobby_feed();
   void create_room(ClientContext& client, const protocol::CreateRoom& request, const Json& id,
                    Clock::time_point received);
   void reply_error(ClientContext& client, const Json& id, protocol::ErrorCode code,
@@ -123,6 +141,11 @@ class ServerState {
   std::unique_ptr<ClusterNode> cluster_;
   std::unique_ptr<ClusterLinks> links_;
   Lobby lobby_;
+  LobbyFeed lobby_feed_{metrics_};
+  QuickPlay quick_play_{lobby_, config_.quick_play_bots_after};
+  boost::asio::steady_timer lobby_feed_timer_{io_};
+  std::atomic<bool> lobby_feed_busy_{false};  // a publish is queued on the blocking pool
+  std::atomic<bool> lobby_feed_stopped_{false};
   std::atomic<bool> shutting_down_{false};
   boost::asio::thread_pool blocking_{1};
   std::mutex connections_mutex_;

@@ -6,6 +6,9 @@ import { changed, locked, ReplayData, room, RoomData, state } from './state';
 
 let socket: Socket | null = null;
 let lobbyTimer = 0;
+// Whether this connection's lobby subscription is live (the server pushes room changes). A
+// subscription ends with its connection; each welcome subscribes again.
+let lobbyLive = false;
 
 export function wsUrl(): string {
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -16,6 +19,7 @@ export function connect(): void {
   if (socket) return;
   socket = new Socket(wsUrl(), {
     onStatus(status: Status, d) {
+      if (status !== 'connected') lobbyLive = false;
       state.status = status;
       state.retryInMs = d.retryInMs;
       state.attempt = d.attempt;
@@ -33,9 +37,11 @@ export function connect(): void {
         if (pending) void deliverMove(id, pending);
       }
       void refreshGames();
+      // A quick-play wait ends with its connection: ask again on the new one.
+      if (state.quickPlay) void quickPlay(state.quickPlay.kind);
       // The resume pushes (a room and a state for every room we sit in) come right after
-      // welcome, so once list_rooms answers we know whether the linked room is ours.
-      void refreshRooms().then(() => {
+      // welcome, so once the lobby snapshot arrives we know whether the linked room is ours.
+      void subscribeLobby().then(() => {
         if (state.route.page === 'room') void ensureInRoom(state.route.id);
       });
       changed();
@@ -43,11 +49,41 @@ export function connect(): void {
     onPush: onPush,
   });
   socket.start();
-  // The protocol has no lobby push: the open-rooms list is polled while visible.
+  // A server without the lobby push (an older node) is polled instead, while the lobby shows.
   window.clearInterval(lobbyTimer);
   lobbyTimer = window.setInterval(() => {
-    if (state.route.page === 'lobby' && state.status === 'connected' && document.visibilityState === 'visible') void refreshRooms();
+    if (!lobbyLive && state.route.page === 'lobby' && state.status === 'connected' && document.visibilityState === 'visible') void refreshRooms();
   }, 2000);
+}
+
+// Subscribes to the lobby push: the snapshot replaces the list, and room_added / room_changed
+// / room_removed keep it current (see onPush).
+async function subscribeLobby(): Promise<void> {
+  try {
+    const reply = await req({ type: 'subscribe_lobby' });
+    state.openRooms = (Array.isArray(reply.rooms) ? reply.rooms : []) as RoomInfo[];
+    state.roomsLoaded = true;
+    lobbyLive = true;
+    changed();
+  } catch {
+    await refreshRooms();
+  }
+}
+
+function applyLobbyPush(type: string, items: unknown[]): void {
+  if (type === 'room_removed') {
+    const gone = new Set(items.map(String));
+    state.openRooms = state.openRooms.filter((r) => !gone.has(r.room));
+    return;
+  }
+  for (const item of items) {
+    const info = item as RoomInfo;
+    if (!info || typeof info.room !== 'string') continue;
+    const i = state.openRooms.findIndex((x) => x.room === info.room);
+    if (i >= 0) state.openRooms[i] = info;
+    else state.openRooms.push(info);
+  }
+  state.openRooms.sort((a, b) => (a.room < b.room ? -1 : a.room > b.room ? 1 : 0));
 }
 
 export function connected(): boolean {
@@ -105,6 +141,14 @@ function onPush(msg: Message): void {
       r.result = (msg.result ?? {}) as RoomData['result'];
       break;
     }
+    case 'quick_play':
+      onQuickPlay(msg);
+      break;
+    case 'room_added':
+    case 'room_changed':
+    case 'room_removed':
+      applyLobbyPush(msg.type, Array.isArray(msg.rooms) ? msg.rooms : []);
+      break;
     case 'error':
       // An error without `re` is the server telling us about the connection itself.
       state.lobbyError = String(msg.message ?? msg.code ?? 'error');
@@ -138,7 +182,51 @@ export async function refreshGames(): Promise<void> {
   } catch { /* retried on the next welcome */ }
 }
 
+function waitFrom(msg: Message): void {
+  const estimate = Number(msg.estimate_ms ?? 0);
+  state.quickPlay = {
+    kind: String(msg.kind ?? ''),
+    position: Number(msg.position ?? 0),
+    waiting: Number(msg.waiting ?? 0),
+    opensBy: estimate > 0 ? Date.now() + estimate : 0,
+  };
+}
+
+function onQuickPlay(msg: Message): void {
+  if (msg.status === 'waiting') {
+    // A standing keeps the promise made when we asked (the estimate only counts down).
+    const opensBy = state.quickPlay?.opensBy ?? 0;
+    waitFrom(msg);
+    if (opensBy && state.quickPlay) state.quickPlay.opensBy = opensBy;
+  } else if (msg.status === 'seated' && typeof msg.room === 'string') {
+    state.quickPlay = null;
+    const r = room(msg.room);
+    r.watching = false;
+    r.epoch = state.epoch; // we sit there: no need to watch when the page opens
+    go({ page: 'room', id: msg.room });
+  } else if (msg.status === 'failed') {
+    state.quickPlay = null;
+    state.lobbyError = String(msg.message ?? 'No table could be opened.');
+  }
+}
+
+// Asks for a seat at a table of `kind` with the game's default seats and options.
+export async function quickPlay(kind: string): Promise<void> {
+  const reply = await lobbyCall(() => req({ type: 'quick_play', kind }));
+  if (reply) waitFrom(reply);
+  else state.quickPlay = null;
+  changed();
+}
+
+export async function cancelQuickPlay(): Promise<void> {
+  state.quickPlay = null;
+  changed();
+  try { await req({ type: 'cancel_quick_play' }); } catch { /* not waiting any more */ }
+}
+
+// The open rooms, asked for: only needed while there is no live lobby subscription.
 export async function refreshRooms(): Promise<void> {
+  if (lobbyLive) return;
   try {
     const reply = await req({ type: 'list_rooms' });
     const rooms = (Array.isArray(reply.rooms) ? reply.rooms : []) as RoomInfo[];

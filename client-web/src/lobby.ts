@@ -1,13 +1,14 @@
 // The lobby: who you are, the games and their options, open rooms (live), and
 // the form that creates a room.
 
-import { createRoom, joinRoom, go, setName, watchRoom } from './api';
+import { cancelQuickPlay, createRoom, joinRoom, go, quickPlay, setName, watchRoom } from './api';
 import type { GameInfo, Json, JsonObject, OptionSchema, RoomInfo } from './protocol';
 import { h } from './render';
 import { changed, gameName, state } from './state';
 import { identity } from './socket';
 import { readable } from './notation';
 import { openRules } from './rules';
+import { formatLeft } from './tables/common';
 
 export function nameForm(): HTMLElement {
   const renaming = state.drafts.editingName === '1';
@@ -41,8 +42,32 @@ export function lobbyView(): HTMLElement {
     state.lobbyError ? h('div', { class: 'banner error', role: 'alert', 'data-testid': 'lobby-error' }, readable(state.lobbyError)) : null,
     h('div', { class: 'lobby-grid' },
       h('div', { class: 'lobby-main' }, myRooms(), openRooms()),
-      h('div', { class: 'lobby-side' }, createForm(), gameList())));
+      h('div', { class: 'lobby-side' }, quickPlayPanel(), createForm(), gameList())));
 }
+
+// Quick play: one button per game; while waiting, where we stand and a way out.
+function quickPlayPanel(): HTMLElement {
+  const wait = state.quickPlay;
+  if (wait) {
+    const left = wait.opensBy ? Math.max(0, wait.opensBy - Date.now()) : 0;
+    return h('section', { class: 'panel quick-play', 'data-testid': 'quick-play-waiting', 'aria-live': 'polite' },
+      h('h2', null, 'Quick play'),
+      h('p', null, `Finding a ${gameName(wait.kind)} table… `,
+        h('span', { class: 'muted' }, wait.waiting > 1 ? `${wait.position} of ${wait.waiting} waiting.` : 'You are the first one waiting.')),
+      wait.opensBy
+        ? h('p', { class: 'muted small' }, 'Bots take the empty seats then',
+          h('span', { 'data-deadline': String(wait.opensBy), 'data-testid': 'quick-play-left' }, formatLeft(left)))
+        : null,
+      h('button', { type: 'button', 'data-testid': 'quick-play-cancel', onclick: () => void cancelQuickPlay() }, 'Cancel'));
+  }
+  return h('section', { class: 'panel quick-play', 'data-testid': 'quick-play' },
+    h('h2', null, 'Quick play'),
+    h('p', { class: 'muted small' }, 'Get a seat with other players now, or with bots if nobody comes.'),
+    h('div', { class: 'quick-play-buttons' }, state.games.map((g) => h('button', {
+      type: 'button', class: 'primary', 'data-testid': `quick-play-${g.kind}`, onclick: () => void quickPlay(g.kind),
+    }, `Quick play ${g.name}`))));
+}
+
 
 function seatSummary(r: RoomInfo): HTMLElement {
   return h('ul', { class: 'seat-chips' }, r.seats.map((s, i) => s

@@ -65,6 +65,16 @@ export interface AppState {
   // Counts welcomes: which connection pushes arrived on.
   epoch: number;
   replays: Map<string, ReplayData>;
+  // Waiting for a quick-play table: where we stand, as the server last said.
+  quickPlay: QuickPlayWait | null;
+}
+
+export interface QuickPlayWait {
+  kind: string;
+  position: number;
+  waiting: number;
+  // When a table opens at the latest (bots fill it), as a Date.now() time; 0: no promise.
+  opensBy: number;
 }
 
 export const state: AppState = {
@@ -85,6 +95,7 @@ export const state: AppState = {
   createKind: '',
   epoch: 0,
   replays: new Map(),
+  quickPlay: null,
 };
 
 let redraw: () => void = () => {};

@@ -22,6 +22,7 @@ import { scenarios as layoutScenarios } from './scenarios/layout.mjs';
 import { scenarios as detailScenarios } from './scenarios/details.mjs';
 import { scenarios as connectionScenarios } from './scenarios/connection.mjs';
 import { scenarios as externalScenarios } from './scenarios/external.mjs';
+import { scenarios as lobbyScenarios } from './scenarios/lobby.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CHROMIUM = process.env.PARLOR_CHROMIUM ?? '/usr/bin/chromium';
@@ -80,14 +81,14 @@ process.on('SIGINT', async () => { await cleanup(); process.exit(130); });
 process.on('SIGTERM', async () => { await cleanup(); process.exit(143); });
 
 const only = opts.only ? new RegExp(opts.only, 'i') : null;
-const all = [...bigTwoScenarios, ...tableScenarios, ...replayScenarios, ...layoutScenarios, ...detailScenarios, ...connectionScenarios, ...externalScenarios].filter((s) => !only || only.test(s.name));
+const all = [...bigTwoScenarios, ...tableScenarios, ...replayScenarios, ...layoutScenarios, ...detailScenarios, ...connectionScenarios, ...externalScenarios, ...lobbyScenarios].filter((s) => !only || only.test(s.name));
 let passed = 0, failed = 0;
 const started = Date.now();
 try {
   // A fresh SQLite store per run (replays read it), removed afterwards: runs never share state.
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parlor-e2e-'));
   server = await startServer({ binary: path.resolve(opts.server), staticDir: path.resolve(opts.static),
-    extraArgs: ['--bot-delay-ms', '50', '--store', 'sqlite', '--data-dir', dataDir], log: opts.verbose ? (t) => process.stderr.write(t) : () => {} });
+    extraArgs: ['--bot-delay-ms', '50', '--store', 'sqlite', '--data-dir', dataDir, '--quick-play-bots-after-s', '3'], log: opts.verbose ? (t) => process.stderr.write(t) : () => {} });
   console.log(`# parlor-server at ${server.url}`);
   // launch() gives every run a fresh temporary profile (user-data-dir); contexts add isolation per player.
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: !opts.headed });

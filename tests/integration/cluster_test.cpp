@@ -451,6 +451,20 @@ TEST(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
     std::set<std::string> listed;
     for (const Json& room : rooms["rooms"]) listed.insert(room.value("room", ""));
     for (const Table& table : tables) EXPECT_TRUE(listed.contains(table.room)) << rooms;
+    // The lobby push spans the cluster too: the snapshot holds every node's rooms, and a
+    // room opened on another node is pushed here.
+    const Json snapshot = client.request({{"type", "subscribe_lobby"}});
+    std::set<std::string> shown;
+    for (const Json& room : snapshot["rooms"]) shown.insert(room.value("room", ""));
+    for (const Table& table : tables) EXPECT_TRUE(shown.contains(table.room)) << snapshot;
+    TestClient host("127.0.0.1", cluster.node(0).port());
+    host.hello("lobby-host");
+    const Json opened = host.request({{"type", "create_room"}, {"kind", "spades"}});
+    ASSERT_EQ(opened["type"], "room_created") << opened;
+    const auto added = client.next_of("room_added", 5s);
+    ASSERT_TRUE(added) << "no room_added for a room opened on another node";
+    EXPECT_EQ((*added)["rooms"][0]["room"], opened["room"]) << *added;
+    EXPECT_EQ(host.request({{"type", "leave_room"}, {"room", opened["room"]}})["type"], "left");
   }
   // Start each game from its driver's own connection (a fresh resume gets the first state).
   for (Table& table : tables) {

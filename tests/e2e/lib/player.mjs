@@ -16,9 +16,14 @@ export class Player {
     page.on('pageerror', (err) => this.errors.push(String(err)));
     // Frames the page's WebSockets receive, for waiting on a push before the page shows it.
     this.frameWaiters = new Set();
-    page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => {
-      for (const w of this.frameWaiters) if (w.test(String(payload))) { this.frameWaiters.delete(w); w.resolve(); }
-    }));
+    // And the frames it sends, to check what the client asks for.
+    this.sent = [];
+    page.on('websocket', (ws) => {
+      ws.on('framereceived', ({ payload }) => {
+        for (const w of this.frameWaiters) if (w.test(String(payload))) { this.frameWaiters.delete(w); w.resolve(); }
+      });
+      ws.on('framesent', ({ payload }) => this.sent.push(String(payload)));
+    });
     // Console errors count, except the browser's own notes about sockets and requests that
     // failed while a test cut the network on purpose.
     page.on('console', (msg) => {

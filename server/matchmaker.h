@@ -1,0 +1,81 @@
+// Quick play's queues: players waiting for a table of one game, seat count and options.
+// Players who want the same table wait in one queue, first come first seated; a queue with a
+// full table's worth of players makes a table, and one whose oldest player has waited
+// `bots_after` makes a table of everyone waiting with bots in the empty seats.
+//
+// Pure: no sockets, timers or rooms. Time comes in as an argument, and what to open comes
+// out as values (server/quick_play.h carries them out), as with the room table.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "games/core/game.h"
+#include "games/core/game_info.h"
+#include "server/identity.h"
+
+namespace parlor::server {
+
+class Matchmaker {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // The table a player asks for: game options already normalized (defaults filled in), so
+  // two wishes for the same table compare equal.
+  struct Wish {
+    const GameInfo* game = nullptr;
+    int seats = 0;
+    Json options = Json::object();
+  };
+  // A table to open: `players` in seat order, bots in the seats after them.
+  struct Match {
+    Wish wish;
+    std::vector<std::shared_ptr<Player>> players;
+    int bots = 0;
+  };
+  // Where a waiting player stands in its queue.
+  struct Standing {
+    std::shared_ptr<Player> player;
+    Wish wish;
+    int position = 0;  // 1: next to be seated
+    int waiting = 0;   // players in the queue
+    // Until a table opens for this player at the latest (bots fill it then); zero when bots
+    // never fill seats.
+    std::chrono::milliseconds estimate{0};
+  };
+
+  // `bots_after`: zero never fills seats with bots.
+  explicit Matchmaker(std::chrono::milliseconds bots_after) : bots_after_(bots_after) {}
+
+  // False when the player already waits (in any queue).
+  bool enqueue(std::shared_ptr<Player> player, Wish wish, Clock::time_point now);
+  // Takes the player out of its queue; false when it was not waiting.
+  bool cancel(const Player& player);
+  std::optional<Wish> wish_of(const Player& player) const;
+
+  // The tables to open now; their players leave the queues.
+  std::vector<Match> take_matches(Clock::time_point now);
+  // Every waiting player's standing.
+  std::vector<Standing> standings(Clock::time_point now) const;
+
+ private:
+  struct Ticket {
+    std::shared_ptr<Player> player;
+    Clock::time_point since;
+  };
+  struct Queue {
+    Wish wish;
+    std::vector<Ticket> tickets;  // oldest first
+  };
+  static std::string key_of(const Wish& wish);
+
+  std::chrono::milliseconds bots_after_;
+  std::map<std::string, Queue> queues_;
+  std::map<std::string, std::string> queue_of_;  // player id -> queue key
+};
+
+}  // namespace parlor::server

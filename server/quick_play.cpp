@@ -1,0 +1,179 @@
+#include "server/quick_play.h"
+
+#include "games/registry.h"
+#include "protocol/encode.h"
+#include "protocol/text.h"
+#include "server/log.h"
+#include "server/room/room_options.h"
+
+namespace parlor::server {
+
+using protocol::ErrorCode;
+
+namespace {
+
+// Where the replies to the requests the matchmaker makes for its players go: nowhere. The
+// players learn where they sit from the quick_play push, then the room's own pushes.
+class NoReply final : public Connection {
+ public:
+  void send(Frame /*frame*/) override {}
+  void close(std::uint16_t /*code*/, std::string /*reason*/) override {}
+};
+
+Json standing_message(const Matchmaker::Standing& standing) {
+  return {{"type", "quick_play"},
+          {"status", "waiting"},
+          {"kind", standing.wish.game->kind},
+          {"seats", standing.wish.seats},
+          {"options", standing.wish.options},
+          {"position", standing.position},
+          {"waiting", standing.waiting},
+          {"estimate_ms", standing.estimate.count()}};
+}
+
+bool holds_a_seat(const protocol::RoomSummary& room, const std::string& player) {
+  if (room.status == protocol::RoomStatus::kFinished) return false;
+  for (const auto& seat : room.seats) {
+    if (seat && !seat->bot && seat->player == player) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+QuickPlay::QuickPlay(Lobby& lobby, std::chrono::milliseconds bots_after)
+    : lobby_(lobby), matchmaker_(bots_after) {}
+
+std::optional<QuickPlay::Refusal> QuickPlay::check(const std::shared_ptr<Player>& player,
+                                                   const protocol::QuickPlay& request,
+                                                   Matchmaker::Wish& wish) const {
+  const GameInfo* game = find_game(request.kind);
+  if (!game) {
+    return Refusal{ErrorCode::kUnknownGame, "no game of kind " +
+                                                protocol::quote_client_text(request.kind, 32) +
+                                                "; list_games names them"};
+  }
+  const int seats = request.seats.value_or(game->default_seats);
+  if (seats < game->min_seats || seats > game->max_seats) {
+    return Refusal{ErrorCode::kBadOptions, game->name + " is played by " +
+                                               std::to_string(game->min_seats) + " to " +
+                                               std::to_string(game->max_seats) + " players"};
+  }
+  // Quick-play tables are public, with the default room options: only the game's own
+  // options may be chosen.
+  Json game_options = request.options;
+  RoomOptions room_options;
+  if (auto error = extract_room_options(game_options, false, room_options)) {
+    return Refusal{ErrorCode::kBadOptions, std::move(*error)};
+  }
+  if (game_options.size() != request.options.size()) {
+    return Refusal{ErrorCode::kBadOptions, "quick-play tables use the default room options; only " +
+                                               game->name + "'s own options may be chosen"};
+  }
+  std::string error;
+  auto normalized = normalize_options(game->options, game_options, error);
+  if (!normalized) return Refusal{ErrorCode::kBadOptions, error};
+  for (const std::string& room : player->rooms()) {
+    const auto summary = lobby_.summary_of(room);
+    if (summary && holds_a_seat(*summary, player->id())) {
+      return Refusal{ErrorCode::kAlreadySeated, "you sit at an unfinished table (room " + room +
+                                                    "); finish or leave it before quick play"};
+    }
+  }
+  wish = Matchmaker::Wish{game, seats, std::move(*normalized)};
+  return std::nullopt;
+}
+
+std::optional<QuickPlay::Refusal> QuickPlay::enqueue(const std::shared_ptr<Player>& player,
+                                                     const protocol::QuickPlay& request,
+                                                     const Json& re) {
+  Matchmaker::Wish wish;
+  if (auto refusal = check(player, request, wish)) return refusal;
+  std::lock_guard lock(mutex_);
+  const auto now = Matchmaker::Clock::now();
+  if (!matchmaker_.enqueue(player, std::move(wish), now)) {
+    return Refusal{ErrorCode::kAlreadyQueued,
+                   "you are already waiting for a table; cancel_quick_play first"};
+  }
+  for (const auto& standing : matchmaker_.standings(now)) {
+    if (standing.player != player) continue;
+    Json message = standing_message(standing);
+    protocol::attach_re(message, re);
+    player->send(make_frame(protocol::to_wire(message)));
+    told_[player->id()] = {standing.position, standing.waiting};
+  }
+  return std::nullopt;
+}
+
+bool QuickPlay::cancel(const Player& player) {
+  std::lock_guard lock(mutex_);
+  told_.erase(player.id());
+  return matchmaker_.cancel(player);
+}
+
+void QuickPlay::tick() {
+  std::vector<Matchmaker::Match> matches;
+  std::vector<Matchmaker::Standing> standings;
+  {
+    std::lock_guard lock(mutex_);
+    const auto now = Matchmaker::Clock::now();
+    matches = matchmaker_.take_matches(now);
+    for (const auto& match : matches) {
+      for (const auto& player : match.players) told_.erase(player->id());
+    }
+    for (auto& standing : matchmaker_.standings(now)) {
+      const std::pair<int, int> where{standing.position, standing.waiting};
+      auto& told = told_[standing.player->id()];
+      if (told == where) continue;
+      told = where;
+      standings.push_back(std::move(standing));
+    }
+  }
+  for (const auto& match : matches) open(match);
+  for (const auto& standing : standings) {
+    standing.player->send(make_frame(protocol::to_wire(standing_message(standing))));
+  }
+}
+
+void QuickPlay::open(const Matchmaker::Match& match) {
+  const auto& creator = match.players.front();
+  protocol::CreateRoom request{match.wish.game->kind, match.wish.seats, match.wish.options};
+  Lobby::Refusal refusal;
+  auto room = lobby_.create_room(creator, request, refusal);
+  if (!room) {
+    log_error("quick play: no table for " + std::to_string(match.players.size()) +
+              " waiting players: " + refusal.message);
+    const Json failed = {{"type", "quick_play"},
+                         {"status", "failed"},
+                         {"code", std::string(protocol::wire_name(refusal.code))},
+                         {"message", "no table could be opened: " + refusal.message}};
+    const Frame frame = make_frame(protocol::to_wire(failed));
+    for (const auto& player : match.players) player->send(frame);
+    return;
+  }
+  const auto nowhere = std::make_shared<NoReply>();
+  const auto as = [&](const std::shared_ptr<Player>& player) {
+    return Caller{player, nowhere, nullptr, Clock::now()};
+  };
+  // Posted to the room's strand in this order: seats, bots, then the start.
+  for (std::size_t seat = 0; seat < match.players.size(); ++seat) {
+    room->join(as(match.players[seat]), static_cast<int>(seat), seat == 0);
+  }
+  for (int seat = static_cast<int>(match.players.size()); seat < match.wish.seats; ++seat) {
+    room->add_bot(as(creator), seat, kFillerStrategy);
+  }
+  room->start(as(creator));
+  for (std::size_t seat = 0; seat < match.players.size(); ++seat) {
+    const Json seated = {{"type", "quick_play"},
+                         {"status", "seated"},
+                         {"kind", match.wish.game->kind},
+                         {"room", room->id()},
+                         {"seat", seat}};
+    match.players[seat]->send(make_frame(protocol::to_wire(seated)));
+  }
+  log_info("quick play: room " + room->id() + " opened for " +
+           std::to_string(match.players.size()) + " players and " + std::to_string(match.bots) +
+           " bots");
+}
+
+}  // namespace parlor::server

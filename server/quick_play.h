@@ -1,0 +1,57 @@
+// Quick play over the protocol: `quick_play` puts a player in the matchmaker's queue
+// (matchmaker.h), and on every tick (each half second, on the lobby feed's timer in
+// ServerState) the tables it makes are opened as ordinary rooms
+// (public, default room options), the players seated in queue order, bots in the seats
+// left, and the game started. Waiting players are told where they stand when that changes.
+//
+// Per node: a cluster matches the players connected to the same node (docs/OPERATIONS.md).
+// Thread-safe: requests come from connections' strands, ticks from a timer.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "protocol/commands.h"
+#include "protocol/error_code.h"
+#include "server/identity.h"
+#include "server/lobby.h"
+#include "server/matchmaker.h"
+
+namespace parlor::server {
+
+class QuickPlay {
+ public:
+  // The strategy of the bots that fill quick-play tables.
+  static constexpr const char* kFillerStrategy = "greedy";
+
+  QuickPlay(Lobby& lobby, std::chrono::milliseconds bots_after);
+
+  struct Refusal {
+    protocol::ErrorCode code;
+    std::string message;
+  };
+  // Queues `player` and answers `re` with its standing, or refuses (nothing changed then).
+  std::optional<Refusal> enqueue(const std::shared_ptr<Player>& player,
+                                 const protocol::QuickPlay& request, const Json& re);
+  // Takes the player out of the queue; false when it was not waiting.
+  bool cancel(const Player& player);
+  // Opens the tables the queues make now and tells waiting players where they stand.
+  void tick();
+
+ private:
+  std::optional<Refusal> check(const std::shared_ptr<Player>& player,
+                               const protocol::QuickPlay& request, Matchmaker::Wish& wish) const;
+  void open(const Matchmaker::Match& match);
+
+  Lobby& lobby_;
+  std::mutex mutex_;
+  Matchmaker matchmaker_;
+  // What each waiting player was last told (position, waiting), to push only changes.
+  std::map<std::string, std::pair<int, int>> told_;
+};
+
+}  // namespace parlor::server
