@@ -7,8 +7,10 @@ PORT ?= 8080
 CTEST_ARGS ?=
 CLUSTER_NODES ?= 3
 CLUSTER_DIR ?= cluster-run
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/%_fuzz.cpp,%,$(wildcard tests/fuzz/*_fuzz.cpp))
 
-.PHONY: run test cluster deps build configure unit asan tsan bench clean web package
+.PHONY: run test cluster deps build configure unit asan tsan fuzz bench clean web package
 
 deps:
 	@bash deploy/install-deps.sh
@@ -56,6 +58,24 @@ tsan: deps
 	@cmake --preset tsan >/dev/null
 	@cmake --build --preset tsan
 	ctest --preset tsan --timeout 900 -j2
+
+# libFuzzer runs of the fuzz targets (tests/fuzz/), FUZZ_SECONDS each, in a clang build of
+# their own (the fuzz preset: ASan, UBSan, every library instrumented). Inputs that reach new
+# code collect in build/fuzz/corpus/NAME; worthwhile ones are copied into tests/fuzz/corpus/NAME
+# by hand. A crash stops the run with build/fuzz/NAME-crash-*: fix it and commit that input to
+# the corpus, where every `make test` replays it. Inputs stop at 20000 bytes, past the 16 KiB
+# frame and 8 KiB header limits; a larger corpus file (a regression input) is read cut short.
+fuzz: deps
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz
+	@set -e; for name in $(FUZZ_TARGETS); do \
+	  mkdir -p build/fuzz/corpus/$$name; \
+	  dict=tests/fuzz/dict/$$name.dict; \
+	  echo "fuzz: $$name for $(FUZZ_SECONDS) s"; \
+	  build/fuzz/tests/fuzz/$${name}_fuzz build/fuzz/corpus/$$name tests/fuzz/corpus/$$name \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=20000 -timeout=10 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/$$name- $$( [ -f $$dict ] && echo -dict=$$dict ); \
+	done
 
 bench: build
 	./$(BUILD_DIR)/tests/parlor-bench

@@ -13,6 +13,8 @@ packages=(
   openssl chromium
   redis-server libhiredis-dev
   python3 clang-format clang-tidy
+  # `make fuzz`: clang 14 and its libFuzzer and sanitizer runtimes (the fuzz preset).
+  clang-14 libclang-rt-14-dev
   # The PostgreSQL server: the store's tests start their own from its binaries
   # (/usr/lib/postgresql/15/bin); none is needed running.
   postgresql-15

@@ -116,11 +116,24 @@ bool Lobby::restore_one(const LoadedRoom& loaded, std::int64_t epoch, Identity& 
     log_error("stored room " + r.id + " is of unknown game \"" + r.kind + "\"; skipped");
     return true;
   }
+  // The record must be one this engine can deal from, as create_room checked when the room
+  // was made; a store of another version, or edited, may hold one it cannot (the engines
+  // read options that normalize_options has checked, and size their tables by the seats).
+  std::string error;
+  auto options = normalize_options(info->options, r.game_options, error);
+  if (r.seats < info->min_seats || r.seats > info->max_seats) {
+    error = std::to_string(r.seats) + " seats";
+  }
+  if (!options || !error.empty()) {
+    log_error("stored room " + r.id + " cannot be dealt by this " + info->name + " (" + error +
+              "); skipped");
+    return true;
+  }
   TableSetup setup;
   setup.id = r.id;
   setup.game = info;
   setup.seats = r.seats;
-  setup.game_options = r.game_options;
+  setup.game_options = std::move(*options);
   setup.options = room_options_from_json(r.room_options);
   setup.draw_seed = random_u64;
   setup.epoch = epoch;

@@ -291,8 +291,13 @@ MoveResult ExternalGame::apply_next(Seat seat, const Json& action, const Json& a
           kBadAnswerCode, "event " + std::to_string(i) + " comes after end_game, the last event");
     }
     if (std::string fault = carry_out(list[i], events); !fault.empty()) {
-      return MoveResult::rejected(kBadAnswerCode, "event " + std::to_string(i) + " (" +
-                                                      list[i].value("type", "?") + "): " + fault);
+      // The faulty event may be anything, its type too (value() would throw on a non-object
+      // or a type that is not a string).
+      const Json& event = list[i];
+      const bool named = event.is_object() && event.contains("type") && event["type"].is_string();
+      return MoveResult::rejected(
+          kBadAnswerCode, "event " + std::to_string(i) + " (" +
+                              (named ? event["type"].get<std::string>() : "?") + "): " + fault);
     }
   }
   engine_state_ = answer[0];

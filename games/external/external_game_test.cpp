@@ -147,6 +147,9 @@ TEST(ExternalGame, RefusesMalformedAnswersAndChangesNothing) {
       {R"([{"type":"end_game","scores":{"seat0":1}}])", "no integer for seat1"},
       {R"([{"type":"set_info","id":"nope","value":1}])", "no info line"},
       {R"([{"type":"teleport"}])", "no event type"},
+      // Found by engine_answer_fuzz: naming these in the refusal threw a json type_error.
+      {R"([{"type":42}])", "an event must be an object"},
+      {R"([42])", "an event must be an object"},
       {R"([{"type":"prompt_select","name":"x","player":"seat1","count":1,"from":["a"]},
             {"type":"shuffle"}])",
        "prompt is open"},

@@ -10,6 +10,8 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "server/engine/engine_answer.h"
+
 namespace parlor::server {
 namespace {
 
@@ -20,31 +22,6 @@ EngineReply failed(std::string cause) {
   reply.outcome = EngineReply::Outcome::kFailed;
   reply.cause = std::move(cause);
   return reply;
-}
-
-// What an engine's answer says, status by status (docs/ENGINES.md, "Errors").
-EngineReply read_answer(const http::response<http::string_body>& response) {
-  const unsigned status = response.result_int();
-  Json body = Json::parse(response.body(), nullptr, /*allow_exceptions=*/false);
-  if (status == 200) {
-    if (body.is_discarded()) return failed("the answer is not JSON");
-    EngineReply reply;
-    reply.outcome = EngineReply::Outcome::kAnswered;
-    reply.body = std::move(body);
-    return reply;
-  }
-  if (status == 400 && body.is_object() && body.contains("error") && body["error"].is_string()) {
-    EngineReply reply;
-    reply.outcome = EngineReply::Outcome::kRefused;
-    reply.code = body["error"].get<std::string>();
-    reply.message = body.value("message", Json("")).is_string()
-                        ? body.value("message", std::string())
-                        : std::string();
-    if (reply.message.empty())
-      reply.message = "the game's engine refused this (" + reply.code + ")";
-    return reply;
-  }
-  return failed("HTTP status " + std::to_string(status));
 }
 
 }  // namespace
@@ -167,7 +144,7 @@ net::awaitable<EngineReply> EngineClient::attempt(const external::EngineCall& ca
   }
   auto response = parser.release();
   const bool keep = response.keep_alive();
-  EngineReply reply = read_answer(response);
+  EngineReply reply = read_engine_answer(response.result_int(), response.body());
   if (keep) put_idle(std::move(stream));
   co_return reply;
 }

@@ -42,9 +42,18 @@ Json room_options_json(const RoomOptions& options) {
 RoomOptions room_options_from_json(const Json& stored) {
   RoomOptions out;
   if (!stored.is_object()) return out;
-  out.is_private = stored.value("private", false);
-  out.grace = std::chrono::seconds(stored.value("grace", out.grace.count()));
-  out.turn_seconds = std::chrono::seconds(stored.value("turn_seconds", out.turn_seconds.count()));
+  // This server wrote the record, but a store outlives versions and can be edited by hand: a
+  // value of another type or out of range keeps its default rather than stop the recovery
+  // (nlohmann's value() throws on a type it cannot convert).
+  if (auto it = stored.find("private"); it != stored.end() && it->is_boolean()) {
+    out.is_private = it->get<bool>();
+  }
+  if (auto it = stored.find("grace"); it != stored.end()) {
+    (void)read_seconds(*it, "grace", kMaxGraceSeconds, out.grace);
+  }
+  if (auto it = stored.find("turn_seconds"); it != stored.end()) {
+    (void)read_seconds(*it, "turn_seconds", kMaxTurnSeconds, out.turn_seconds);
+  }
   if (auto it = stored.find("on_timeout"); it != stored.end()) {
     out.on_timeout = on_timeout_from(*it).value_or(OnTimeout::kBot);
   }

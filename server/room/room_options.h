@@ -35,7 +35,8 @@ struct RoomOptions {
 // The stored form: {"private":B,"grace":S,"turn_seconds":S,"on_timeout":"bot"|"pass"[,"seed":N]}.
 Json room_options_json(const RoomOptions& options);
 
-// Reads the stored form back; keys it does not hold keep their defaults.
+// Reads the stored form back; keys it does not hold, or holds with a value of the wrong type
+// or out of range, keep their defaults.
 RoomOptions room_options_from_json(const Json& stored);
 
 // Takes the room options out of create_room's `options` (which then hold the game's options

@@ -35,6 +35,18 @@ TEST(RoomOptions, StoredFormRoundTrips) {
             Json({{"private", false}, {"grace", 60}, {"turn_seconds", 0}, {"on_timeout", "bot"}}));
 }
 
+// Seen while writing store_record_fuzz: value() throws on a stored "private":"yes", which
+// stopped the recovery, and a stored grace of 2^62 seconds overflows the clock arithmetic.
+TEST(RoomOptions, AStoredValueOfTheWrongTypeOrRangeKeepsItsDefault) {
+  EXPECT_EQ(room_options_from_json(Json::parse(
+                R"({"private":"yes","grace":"60","turn_seconds":-5,"on_timeout":3,"seed":-1})")),
+            RoomOptions{});
+  EXPECT_EQ(room_options_from_json(Json::parse(R"({"grace":4611686018427387904})")), RoomOptions{});
+  RoomOptions kept;
+  kept.grace = 30s;
+  EXPECT_EQ(room_options_from_json(Json::parse(R"({"private":null,"grace":30})")), kept);
+}
+
 TEST(RoomOptions, EachBadOptionIsNamed) {
   const std::pair<Json, std::string> cases[] = {
       {{{"seed", 1}}, "--dev"},

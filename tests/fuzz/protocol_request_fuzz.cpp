@@ -1,7 +1,6 @@
-// libFuzzer target for the frame decoder (clang only: configure with
-// -DCMAKE_CXX_COMPILER=clang++ -DPARLOR_BUILD_FUZZERS=ON, then run
-// `protocol/protocol_decode_fuzz -max_len=20000`). Whatever the bytes, decoding must
-// return a value, and what it returns must serialize: the reply to a refusal, and the
+// Fuzz target: a client's WebSocket text frame through the request decoder (how targets are
+// built and run: docs/ARCHITECTURE.md, "Fuzzing"). Whatever the bytes, decoding must return a
+// value, and what it returns must serialize: the reply to a refusal, and the
 // parsed tree itself (dump() is where deep or invalid input used to crash). A frame the
 // plain-move path accepts must decode the same the general way.
 #include <cstddef>
@@ -42,7 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const DecodeResult result = decode_request(frame, limits);
   if (const auto* error = std::get_if<DecodeError>(&result)) {
     if (!is_valid_utf8(error->message)) std::abort();
-    (void)parlor::Json::parse(encode_error(*error));
+    const parlor::Json reply = parlor::Json::parse(encode_error(*error), nullptr, false);
+    if (!reply.is_object() || reply["type"] != "error") std::abort();
   }
   return 0;
 }
