@@ -54,8 +54,8 @@ void write_process_metrics(std::ostream& out) {
     return std::strtod(fields[number - 3].c_str(), nullptr);
   };
   // Both are constant for the life of the process.
-  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
-  const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
+  const auto ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  const auto page = static_cast<double>(sysconf(_SC_PAGESIZE));
   if (fields.size() >= 22 && ticks > 0) {
     gauge(out, "process_cpu_seconds_total", "counter",
           "User and system CPU time spent, in seconds.", (field(14) + field(15)) / ticks);
