@@ -10,6 +10,12 @@ include(GNUInstallDirs)
 install(TARGETS parlor-server parlor-bot parlor-load parlor-sim
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
+# Backup and restore of the SQLite store (docs/OPERATIONS.md, "Backup and restore").
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/backup/parlor-backup.sh
+        DESTINATION ${CMAKE_INSTALL_BINDIR} RENAME parlor-backup)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/backup/parlor-restore.sh
+        DESTINATION ${CMAKE_INSTALL_BINDIR} RENAME parlor-restore)
+
 # The built web client (make web); a build without it ships a server that serves no page.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/client-web/dist/ DESTINATION ${CMAKE_INSTALL_DATADIR}/parlor/web
         OPTIONAL)
@@ -51,6 +57,8 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # postinst. tests/package/package_test.sh checks them against ldd.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "adduser")
+# The sqlite3 command, for parlor-backup and parlor-restore.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "sqlite3")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     ${PROJECT_SOURCE_DIR}/deploy/debian/conffiles ${PROJECT_SOURCE_DIR}/deploy/debian/postinst
     ${PROJECT_SOURCE_DIR}/deploy/debian/prerm ${PROJECT_SOURCE_DIR}/deploy/debian/postrm)

@@ -21,6 +21,9 @@ packages=(
   # A local cluster (deploy/cluster/up.sh): HAProxy 2.6 in front of the nodes; curl for its
   # readiness checks.
   haproxy curl
+  # promtool, which checks /metrics, the alert rules and their unit tests (deploy/prometheus);
+  # no Prometheus server is needed running.
+  prometheus
 )
 # The machine image may bring its own Node.js (with npm bundled); Debian's npm package would
 # conflict with it, so Debian's Node.js is installed only when there is none.
@@ -57,6 +60,13 @@ if ((${#missing[@]})); then
         echo "install-deps: PostgreSQL cluster $version/$cluster set to start manually"
       fi
     done < <(pg_lsclusters --no-header 2>/dev/null || true)
+  fi
+  # Installing prometheus may start Debian's Prometheus server (port 9090), which nothing here
+  # uses: stop it and keep it from starting at boot.
+  if [[ " ${missing[*]} " == *" prometheus "* ]] && command -v systemctl >/dev/null &&
+    systemctl is-enabled prometheus >/dev/null 2>&1; then
+    "${sudo_cmd[@]}" systemctl disable --now prometheus >/dev/null 2>&1 || true
+    echo "install-deps: stopped and disabled the Prometheus service the package started"
   fi
   # Debian's haproxy service, where an init system starts it, listens on no port (its
   # /etc/haproxy/haproxy.cfg has no frontend): nothing to stop. up.sh runs its own.

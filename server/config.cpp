@@ -277,6 +277,25 @@ const std::map<std::string, Flag>& flags() {
           c.engine_timeout = std::chrono::milliseconds(ms);
           return true;
         }}},
+      {"log-format",
+       {"text (`time level message` lines, the default) or json (one object per line: time, "
+        "level, message, and event, room and player where known)",
+        [](const std::string& v, ServerConfig& c) {
+          c.log_format = v == "json" ? LogFormat::kJson : LogFormat::kText;
+          return v == "text" || v == "json";
+        }}},
+      {"log-level",
+       {"least level logged: debug, info (the default), warn or error",
+        [](const std::string& v, ServerConfig& c) {
+          static const std::map<std::string, LogLevel> levels = {{"debug", LogLevel::kDebug},
+                                                                 {"info", LogLevel::kInfo},
+                                                                 {"warn", LogLevel::kWarn},
+                                                                 {"error", LogLevel::kError}};
+          const auto it = levels.find(v);
+          if (it == levels.end()) return false;
+          c.log_level = it->second;
+          return true;
+        }}},
       {"lease-ms",
        {"cluster mode: a node silent this long is dead and its rooms move (default 5000)",
         [](const std::string& v, ServerConfig& c) {

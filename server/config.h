@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "server/log.h"
+
 namespace parlor::server {
 
 // --engine NAME=URL: a game whose rules engine answers over HTTP (docs/ENGINES.md).
@@ -80,6 +82,11 @@ struct ServerConfig {
   // every 500 ms, each allowed 1 s, and takes a node out after two failures: within about
   // two check intervals and a timeout), none for a single server. See drain_period().
   std::optional<std::chrono::milliseconds> drain;
+
+  // The operator's log on stderr: text or one JSON object per line, and the least level
+  // written.
+  LogFormat log_format = LogFormat::kText;
+  LogLevel log_level = LogLevel::kInfo;
 
   // External games: their engines, read at start; and how long one engine call may take.
   std::vector<EngineFlag> engines;

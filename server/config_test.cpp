@@ -165,6 +165,25 @@ TEST(Config, DrainDefaultsByModeAndFlag) {
   }
 }
 
+TEST(Config, LogFormatAndLevel) {
+  std::string error;
+  auto defaults = parse({}, error);
+  ASSERT_TRUE(defaults) << error;
+  EXPECT_EQ(defaults->log_format, LogFormat::kText);
+  EXPECT_EQ(defaults->log_level, LogLevel::kInfo);
+  auto config = parse({"--log-format", "json", "--log-level=debug"}, error);
+  ASSERT_TRUE(config) << error;
+  EXPECT_EQ(config->log_format, LogFormat::kJson);
+  EXPECT_EQ(config->log_level, LogLevel::kDebug);
+  for (const char* level : {"info", "warn", "error"}) {
+    EXPECT_TRUE(parse({"--log-level", level}, error)) << level << ": " << error;
+  }
+  EXPECT_FALSE(parse({"--log-format", "JSON"}, error));
+  EXPECT_NE(error.find("--log-format"), std::string::npos) << error;
+  EXPECT_FALSE(parse({"--log-level", "trace"}, error));
+  EXPECT_NE(error.find("--log-level"), std::string::npos) << error;
+}
+
 TEST(Config, EnvironmentIsOverriddenByFlags) {
   std::string error;
   std::optional<ServerConfig> from_env;

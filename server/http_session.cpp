@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "games/registry.h"
@@ -171,9 +172,12 @@ http::response<http::string_body> handle_http(ServerState& state,
                : respond(http::status::ok, "ready\n", "text/plain; charset=utf-8");
   }
   if (path == "/metrics") {
-    return respond(http::status::ok,
-                   state.metrics().prometheus_text(state.lobby().rooms_by_status()),
-                   "text/plain; version=0.0.4; charset=utf-8");
+    std::optional<StoreStats> store;
+    if (state.store()) store = state.store()->stats();
+    return respond(
+        http::status::ok,
+        state.metrics().prometheus_text(state.lobby().rooms_by_status(), store ? &*store : nullptr),
+        "text/plain; version=0.0.4; charset=utf-8");
   }
   if (path == "/api/games") {
     return respond(http::status::ok, protocol::encode_games(nullptr, game_registry()),

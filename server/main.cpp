@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
     std::cerr << "parlor-server: " << error << "\n";
     return 2;
   }
+  configure_log(config->log_format, config->log_level);
   try {
     Server server(*config);
     server.start();

@@ -2,6 +2,9 @@
 
 #include <sstream>
 
+#include "server/process_metrics.h"
+#include "server/store/store.h"
+
 namespace parlor::server {
 
 void Metrics::count_reject(const std::string& code) {
@@ -23,15 +26,18 @@ void Metrics::count_refusal(const std::string& reason) {
 }
 
 void Metrics::observe_move_latency(std::int64_t microseconds) {
-  std::size_t i = 0;
-  while (i < kLatencyBucketsUs.size() && microseconds > kLatencyBucketsUs[i]) ++i;
-  latency_buckets_[i].fetch_add(1, std::memory_order_relaxed);
-  latency_sum_us_.fetch_add(static_cast<std::uint64_t>(microseconds), std::memory_order_relaxed);
-  latency_count_.fetch_add(1, std::memory_order_relaxed);
+  move_latency_.observe(static_cast<double>(microseconds) / 1e6);
 }
 
-std::string Metrics::prometheus_text(
-    const std::map<std::string, std::int64_t>& rooms_by_status) const {
+GameMetrics& Metrics::game(const std::string& kind) {
+  std::lock_guard lock(games_mutex_);
+  auto& slot = games_[kind];
+  if (!slot) slot = std::make_unique<GameMetrics>();
+  return *slot;
+}
+
+std::string Metrics::prometheus_text(const std::map<std::string, std::int64_t>& rooms_by_status,
+                                     const StoreStats* store) const {
   std::ostringstream out;
   auto counter = [&](const char* name, const char* help, const char* type, auto value) {
     out << "# HELP " << name << ' ' << help << "\n# TYPE " << name << ' ' << type << '\n'
@@ -104,18 +110,71 @@ std::string Metrics::prometheus_text(
   }
   out << "# HELP parlor_move_latency_seconds From a move's frame read to its state pushes "
          "queued.\n# TYPE parlor_move_latency_seconds histogram\n";
-  std::uint64_t cumulative = 0;
-  for (std::size_t i = 0; i < kLatencyBucketsUs.size(); ++i) {
-    cumulative += latency_buckets_[i].load();
-    out << "parlor_move_latency_seconds_bucket{le=\""
-        << static_cast<double>(kLatencyBucketsUs[i]) / 1e6 << "\"} " << cumulative << '\n';
-  }
-  cumulative += latency_buckets_.back().load();
-  out << "parlor_move_latency_seconds_bucket{le=\"+Inf\"} " << cumulative << '\n'
-      << "parlor_move_latency_seconds_sum " << static_cast<double>(latency_sum_us_.load()) / 1e6
-      << '\n'
-      << "parlor_move_latency_seconds_count " << latency_count_.load() << '\n';
+  write_histogram(out, "parlor_move_latency_seconds", "", kLatencyBoundsSeconds,
+                  move_latency_.snapshot());
+  counter("parlor_bot_takeovers_total",
+          "Seats a bot took over because their player stayed away past the grace period.",
+          "counter", bot_takeovers.load());
+  write_game_metrics(out);
+  if (store) write_store_metrics(out, *store);
+  write_process_metrics(out);
   return out.str();
+}
+
+void Metrics::write_game_metrics(std::ostream& out) const {
+  std::lock_guard lock(games_mutex_);
+  out << "# HELP parlor_game_moves_total Moves accepted, by game kind and by who made them "
+         "(player, bot, or timeout: the turn clock ran out).\n"
+         "# TYPE parlor_game_moves_total counter\n";
+  for (const auto& [kind, game] : games_) {
+    const std::string labels = "game=\"" + kind + "\",by=";
+    out << "parlor_game_moves_total{" << labels << "\"player\"} " << game->moves_by_player.load()
+        << "\nparlor_game_moves_total{" << labels << "\"bot\"} " << game->moves_by_bot.load()
+        << "\nparlor_game_moves_total{" << labels << "\"timeout\"} "
+        << game->moves_by_timeout.load() << '\n';
+  }
+  out << "# HELP parlor_game_moves_refused_total Players' moves refused by the game's rules, by "
+         "game kind.\n# TYPE parlor_game_moves_refused_total counter\n";
+  for (const auto& [kind, game] : games_) {
+    out << "parlor_game_moves_refused_total{game=\"" << kind << "\"} " << game->moves_refused.load()
+        << '\n';
+  }
+  out << "# HELP parlor_engine_call_seconds Calls to the rules engines of external games, "
+         "answered or not, by game kind.\n# TYPE parlor_engine_call_seconds histogram\n";
+  for (const auto& [kind, game] : games_) {
+    write_histogram(out, "parlor_engine_call_seconds", "game=\"" + kind + "\"",
+                    kLatencyBoundsSeconds, game->engine_call_seconds.snapshot());
+  }
+  out << "# HELP parlor_engine_call_failures_total Calls to a rules engine that failed (no "
+         "answer in time, an HTTP error, an answer that breaks the contract), by game kind.\n"
+         "# TYPE parlor_engine_call_failures_total counter\n";
+  for (const auto& [kind, game] : games_) {
+    out << "parlor_engine_call_failures_total{game=\"" << kind << "\"} "
+        << game->engine_call_failures.load() << '\n';
+  }
+}
+
+void Metrics::write_store_metrics(std::ostream& out, const StoreStats& store) {
+  out << "# HELP parlor_store_queue_depth Writes waiting for the store's writer.\n"
+         "# TYPE parlor_store_queue_depth gauge\nparlor_store_queue_depth "
+      << store.queued
+      << "\n# HELP parlor_store_writes_total Writes committed by the store.\n"
+         "# TYPE parlor_store_writes_total counter\nparlor_store_writes_total "
+      << store.records
+      << "\n# HELP parlor_store_write_failures_total Writes the store reported failed or fenced "
+         "(each failed move stops its game).\n"
+         "# TYPE parlor_store_write_failures_total counter\nparlor_store_write_failures_total "
+      << store.failed_records
+      << "\n# HELP parlor_store_batch_failures_total Store transactions that did not commit.\n"
+         "# TYPE parlor_store_batch_failures_total counter\nparlor_store_batch_failures_total "
+      << store.failed_batches
+      << "\n# HELP parlor_store_batch_size Writes per committed store transaction (group "
+         "commit).\n# TYPE parlor_store_batch_size histogram\n";
+  write_histogram(out, "parlor_store_batch_size", "", kStoreBatchSizeBounds, store.batch_sizes);
+  out << "# HELP parlor_store_commit_seconds Time of one store transaction, from BEGIN to "
+         "COMMIT returned (the fsync included).\n# TYPE parlor_store_commit_seconds histogram\n";
+  write_histogram(out, "parlor_store_commit_seconds", "", kStoreCommitBoundsSeconds,
+                  store.commit_seconds);
 }
 
 }  // namespace parlor::server

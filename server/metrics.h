@@ -1,22 +1,41 @@
-// Process-wide counters exported at GET /metrics in Prometheus text format.
-// Hot-path counters are relaxed atomics; the rarely-touched reject map takes a lock.
+// Process-wide counters exported at GET /metrics in Prometheus text format
+// (docs/OPERATIONS.md lists them all). Hot-path counters are relaxed atomics; the
+// rarely-touched reject map takes a lock.
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <ostream>
 #include <string>
+
+#include "server/histogram.h"
 
 namespace parlor::server {
 
+struct StoreStats;
+
+// Seconds: from 50 us (a move on a warm path) to 2.5 s (an engine near its timeout).
+inline constexpr std::array<double, 14> kLatencyBoundsSeconds = {
+    0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 2.5};
+
+// What happened in the rooms of one game kind. A table finds its kind's counters once, when
+// it is made, and then counts without a lock.
+struct GameMetrics {
+  std::atomic<std::uint64_t> moves_by_player{0};
+  std::atomic<std::uint64_t> moves_by_bot{0};
+  std::atomic<std::uint64_t> moves_by_timeout{0};  // the turn clock ran out
+  std::atomic<std::uint64_t> moves_refused{0};     // a player's move answered with an error
+  // External games: each call to the rules engine, answered or not.
+  AtomicHistogram<kLatencyBoundsSeconds.size()> engine_call_seconds{kLatencyBoundsSeconds};
+  std::atomic<std::uint64_t> engine_call_failures{0};
+};
+
 class Metrics {
  public:
-  // Upper bounds of the move-to-broadcast latency buckets, in microseconds.
-  static constexpr std::array<std::int64_t, 12> kLatencyBucketsUs = {
-      50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000};
-
   std::atomic<std::int64_t> connections{0};
   std::atomic<std::uint64_t> connections_total{0};
   std::atomic<std::uint64_t> connections_refused{0};
@@ -28,6 +47,8 @@ class Metrics {
   std::atomic<std::uint64_t> frames_out{0};     // WebSocket data frames handed to sockets
   std::atomic<std::uint64_t> socket_writes{0};  // the writes that carried them
   std::atomic<std::uint64_t> accept_errors{0};
+  // Seats a bot took over because their player stayed away past the grace period.
+  std::atomic<std::uint64_t> bot_takeovers{0};
   // Cluster mode: rooms this node took over from dead nodes, and rooms it let go because
   // another node had taken them.
   std::atomic<std::uint64_t> cluster_rooms_taken_over{0};
@@ -47,17 +68,25 @@ class Metrics {
   void count_refusal(const std::string& reason);
   void observe_move_latency(std::int64_t microseconds);
 
-  // `room_counts` lines (rooms by status) are passed in by the lobby.
-  std::string prometheus_text(const std::map<std::string, std::int64_t>& rooms_by_status) const;
+  // The counters of game `kind`, made on first use; the reference stays valid for the life
+  // of the Metrics.
+  GameMetrics& game(const std::string& kind);
+
+  // `rooms_by_status` is passed in by the lobby; `store` is null without a store.
+  std::string prometheus_text(const std::map<std::string, std::int64_t>& rooms_by_status,
+                              const StoreStats* store) const;
 
  private:
+  void write_game_metrics(std::ostream& out) const;
+  static void write_store_metrics(std::ostream& out, const StoreStats& store);
+
   mutable std::mutex rejects_mutex_;
   std::map<std::string, std::uint64_t> rejects_;
   std::map<std::uint16_t, std::uint64_t> protocol_closes_;
   std::map<std::string, std::uint64_t> refusals_;
-  std::array<std::atomic<std::uint64_t>, kLatencyBucketsUs.size() + 1> latency_buckets_{};
-  std::atomic<std::uint64_t> latency_sum_us_{0};
-  std::atomic<std::uint64_t> latency_count_{0};
+  AtomicHistogram<kLatencyBoundsSeconds.size()> move_latency_{kLatencyBoundsSeconds};
+  mutable std::mutex games_mutex_;
+  std::map<std::string, std::unique_ptr<GameMetrics>> games_;
 };
 
 }  // namespace parlor::server

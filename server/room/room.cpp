@@ -212,7 +212,8 @@ void Room::write(StoreWrite w) {
   } else {
     done = [weak = weak_from_this(), room = id_](WriteResult result) {
       if (result == WriteResult::kFailed) {
-        log_error("room " + room + ": the room record could not be saved");
+        log_error("room " + room + ": the room record could not be saved",
+                  {.event = "room_save_failed", .room = room});
       } else if (result == WriteResult::kFenced) {
         if (auto self = weak.lock()) self->let_go("");
       }
@@ -226,7 +227,15 @@ void Room::write(StoreWrite w) {
 }
 
 void Room::call_engine(EngineRequest request) {
-  auto answered = [weak = weak_from_this(), id = request.id](EngineReply reply) {
+  // Timed here, around the whole call (the wait for a connection and retries included): what
+  // the room waits, which is what a player feels.
+  auto answered = [weak = weak_from_this(), id = request.id, metrics = &table_.game_metrics(),
+                   sent = Clock::now()](EngineReply reply) {
+    const std::chrono::duration<double> took = Clock::now() - sent;
+    metrics->engine_call_seconds.observe(took.count());
+    if (reply.outcome == EngineReply::Outcome::kFailed) {
+      metrics->engine_call_failures.fetch_add(1, std::memory_order_relaxed);
+    }
     if (auto self = weak.lock()) {
       net::post(self->strand_, [self, id, reply = std::move(reply)]() mutable {
         self->run([&](Table& table, TableTime now, Outbox& out) {

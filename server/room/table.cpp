@@ -27,6 +27,7 @@ Table::Table(TableSetup setup, TableTimings timings, Metrics& metrics, std::uint
     : setup_(std::move(setup)),
       timings_(timings),
       metrics_(metrics),
+      game_metrics_(metrics.game(setup_.game->kind)),
       seats_(static_cast<std::size_t>(setup_.seats)),
       created_ms_(created.unix_ms),
       bot_rng_(bot_seed),
@@ -238,7 +239,9 @@ bool Table::accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, T
       reply_refusal(*caller, result, out);
     } else {
       log_error("room " + id() + ": " + (by == MoveBy::kBot ? "bot" : "timeout") +
-                " move for seat " + std::to_string(seat) + " was refused (" + result.code() + ")");
+                    " move for seat " + std::to_string(seat) + " was refused (" + result.code() +
+                    ")",
+                {.event = "stand_in_move_refused", .room = id()});
     }
     return false;
   }
@@ -250,6 +253,10 @@ void Table::record_move(Seat seat, Json move, const MoveResult& result, MoveBy b
                         const Caller* caller, TableTime now, Outbox& out) {
   ++moves_in_game_;
   ++seq_;
+  auto& by_whom = by == MoveBy::kPlayer ? game_metrics_.moves_by_player
+                  : by == MoveBy::kBot  ? game_metrics_.moves_by_bot
+                                        : game_metrics_.moves_by_timeout;
+  by_whom.fetch_add(1, std::memory_order_relaxed);
   persist_move(seat, std::move(move), now, out);
   if (caller) {
     reply_ok(*caller, seq_, out);
@@ -292,7 +299,8 @@ void Table::begin_game(TableTime now, Outbox& out) {
   game_started_ms_ = now.unix_ms;
   finished_ms_.reset();
   status_ = RoomStatus::kPlaying;
-  log_info("room " + id() + " started " + setup_.game->kind);
+  log_info("room " + id() + " started " + setup_.game->kind,
+           {.event = "game_started", .room = id()});
   // The new deal's seed must be durable before anyone sees the deal.
   persist_room(out, /*gate_frames=*/true);
   publish_room(out, /*persist=*/false);  // just saved
@@ -315,12 +323,14 @@ void Table::finish_game(TableTime now, Outbox& out) {
   bot_due_.reset();
   send_to_members(make_frame(protocol::encode_game_over(id(), game_->result())), out);
   count_open(false, out);
-  log_info("room " + id() + " finished after " + std::to_string(moves_in_game_) + " moves");
+  log_info("room " + id() + " finished after " + std::to_string(moves_in_game_) + " moves",
+           {.event = "game_finished", .room = id()});
   publish_room(out);
 }
 
 void Table::freeze(std::string_view why, Outbox& out) {
-  log_error("room " + id() + ": " + std::string(why) + "; the game is stopped");
+  log_error("room " + id() + ": " + std::string(why) + "; the game is stopped",
+            {.event = "game_frozen", .room = id()});
   gate_.drop_held();
   status_ = RoomStatus::kFrozen;
   turn_clock_.reset();

@@ -35,6 +35,7 @@
 namespace parlor::server {
 
 class Metrics;
+struct GameMetrics;
 using protocol::RoomStatus;
 
 // The time a table acts at: the monotonic clock for its deadlines, and the wall clock for
@@ -91,6 +92,8 @@ class Table {
   std::int64_t seq() const { return seq_; }
   const Game* game() const { return game_.get(); }
   const WriteAheadGate& gate() const { return gate_; }
+  // This game kind's counters (they outlive the table).
+  GameMetrics& game_metrics() const { return game_metrics_; }
 
   // ---- requests (table.cpp) ----
   // Seats the caller (first free seat when none is given). `creating`: the reply is
@@ -239,6 +242,7 @@ class Table {
   TableSetup setup_;
   TableTimings timings_;
   Metrics& metrics_;
+  GameMetrics& game_metrics_;  // this game kind's counters
 
   RoomStatus status_ = RoomStatus::kWaiting;
   std::vector<std::optional<Occupant>> seats_;

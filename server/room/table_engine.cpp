@@ -49,7 +49,9 @@ bool Table::ask_engine(external::ExternalGame& game, Seat seat, Json move, MoveB
       reply_refusal(*caller, refusal, out);
     } else {
       log_error("room " + id() + ": " + (by == MoveBy::kBot ? "bot" : "timeout") +
-                " move for seat " + std::to_string(seat) + " was refused (" + refusal.code() + ")");
+                    " move for seat " + std::to_string(seat) + " was refused (" + refusal.code() +
+                    ")",
+                {.event = "stand_in_move_refused", .room = id()});
     }
     return false;
   }
@@ -93,7 +95,8 @@ void Table::engine_answered(std::uint64_t call_id, EngineReply reply, TableTime 
       return engine_failed(std::move(wait), reply.cause.empty() ? reply.message : reply.cause, now,
                            out);
     }
-    log_info("room " + id() + ": engine " + setup_.game->kind + " answers again; play resumes");
+    log_info("room " + id() + ": engine " + setup_.game->kind + " answers again; play resumes",
+             {.event = "engine_recovered", .room = id()});
     engine_paused_ = false;
     engine_failures_ = 0;
     engine_retry_.reset();
@@ -126,7 +129,8 @@ void Table::engine_answered(std::uint64_t call_id, EngineReply reply, TableTime 
                          now, out);
   }
   if (engine_paused_) {
-    log_info("room " + id() + ": engine " + setup_.game->kind + " answers again; play resumes");
+    log_info("room " + id() + ": engine " + setup_.game->kind + " answers again; play resumes",
+             {.event = "engine_recovered", .room = id()});
     engine_paused_ = false;
     engine_failures_ = 0;
     engine_retry_.reset();
@@ -147,7 +151,8 @@ void Table::run_queued_moves(TableTime now, Outbox& out) {
 
 void Table::engine_failed(EngineWait wait, const std::string& cause, TableTime now, Outbox& out) {
   log_error("room " + id() + ": engine " + setup_.game->kind + " failed: " + cause +
-            "; the room is paused until it answers");
+                "; the room is paused until it answers",
+            {.event = "engine_failed", .room = id()});
   const std::string told =
       "the game's rules engine is not answering properly; the game is paused until it does";
   if (wait.caller) {

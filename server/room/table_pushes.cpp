@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "protocol/state_frame.h"
+#include "server/log.h"
 #include "server/metrics.h"
 #include "server/room/table.h"
 
@@ -156,6 +157,12 @@ void Table::reply_error(const Caller& caller, protocol::ErrorCode code, const st
 
 void Table::reply_refusal(const Caller& caller, const MoveResult& refusal, Outbox& out) {
   metrics_.count_reject(refusal.code());
+  game_metrics_.moves_refused.fetch_add(1, std::memory_order_relaxed);
+  if (log_enabled(LogLevel::kDebug)) {
+    log_debug("room " + id() + ": a move of " + caller.player->id() + " was refused (" +
+                  refusal.code() + ")",
+              {.event = "move_refused", .room = id(), .player = caller.player->id()});
+  }
   reply(caller, protocol::encode_error(caller.re, refusal.code(), refusal.message()), out);
 }
 

@@ -65,8 +65,9 @@ void Table::let_go(std::string_view new_node, Outbox& out) {
   gone_ = true;
   metrics_.cluster_rooms_let_go.fetch_add(1, std::memory_order_relaxed);
   log_info("room " + id() + " is served by " +
-           (new_node.empty() ? std::string("another node") : "node " + std::string(new_node)) +
-           " now; letting it go");
+               (new_node.empty() ? std::string("another node") : "node " + std::string(new_node)) +
+               " now; letting it go",
+           {.event = "room_let_go", .room = id()});
   // Nothing this node decided but did not store may go out: the new owner never saw it.
   gate_.drop_held();
   answer_held_replies(
@@ -154,7 +155,8 @@ bool Table::restore(const LoadedRoom& stored,
   for (const MoveRecord& m : stored.moves) {
     if (replayer.apply(m.seat, m.move, m.state_hash)) continue;
     log_error("room " + id() + ": " + replayer.broken()->describe(m.seq) +
-              " under this engine; the room is frozen");
+                  " under this engine; the room is frozen",
+              {.event = "replay_diverged", .room = id()});
     game_ = replayer.release();
     moves_in_game_ = replayer.applied();
     status_ = RoomStatus::kFrozen;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "server/log.h"
+#include "server/metrics.h"
 #include "server/room/table.h"
 
 namespace parlor::server {
@@ -21,8 +22,8 @@ void Table::presence_changed(const std::shared_ptr<Player>& player, bool connect
       occupant.grace.reset();
       if (occupant.bot) {
         occupant.bot.reset();
-        log_info("room " + id() + ": " + player->id() + " is back at seat " +
-                 std::to_string(*seat));
+        log_info("room " + id() + ": " + player->id() + " is back at seat " + std::to_string(*seat),
+                 {.event = "player_back", .room = id(), .player = player->id()});
         if (!turn_clock_) arm_turn_clock(now);  // a human to act again: a clock for them
       }
     } else if (status_ == RoomStatus::kPlaying && !occupant.bot && !occupant.grace) {
@@ -54,8 +55,10 @@ void Table::advance(TableTime now, Outbox& out) {
     occupant->grace.reset();
     if (status_ != RoomStatus::kPlaying || occupant->connected || !occupant->player) continue;
     hand_seat_to_bot(*occupant);
-    log_info("room " + id() + ": a bot plays seat " + std::to_string(s) +
-             " until its player returns");
+    metrics_.bot_takeovers.fetch_add(1, std::memory_order_relaxed);
+    log_info(
+        "room " + id() + ": a bot plays seat " + std::to_string(s) + " until its player returns",
+        {.event = "bot_took_seat", .room = id(), .player = occupant->player->id()});
     publish_room(out);
     schedule_bots(now);
   }
@@ -159,8 +162,9 @@ void Table::sweep(TableTime now, Outbox& out) {
     abandoned_record.status = StoredRoomStatus::kAbandoned;
     gate_.write(out, {std::move(abandoned_record), false});
   }
-  log_info("room " + id() + " removed (" + (finished_long_ago ? "finished" : "nobody connected") +
-           ")");
+  log_info(
+      "room " + id() + " removed (" + (finished_long_ago ? "finished" : "nobody connected") + ")",
+      {.event = "room_removed", .room = id()});
   out.remove = true;
 }
 

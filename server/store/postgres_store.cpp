@@ -284,7 +284,10 @@ void PostgresStore::run_writer() {
     }
     lock.unlock();
 
+    const auto commit_started = std::chrono::steady_clock::now();
     const bool committed = commit_batch(batch, ok);
+    const std::chrono::duration<double> commit_took =
+        std::chrono::steady_clock::now() - commit_started;
     std::uint64_t records = 0;
     std::uint64_t failed = 0;
     for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -294,6 +297,7 @@ void PostgresStore::run_writer() {
     {
       std::lock_guard stats_lock(mutex_);
       if (committed) ++stats_.batches;
+      count_batch(stats_, committed, records, commit_took.count());
       stats_.records += records;
       stats_.failed_records += failed;
       stats_.largest_batch = std::max<std::uint64_t>(stats_.largest_batch, records);

@@ -308,7 +308,10 @@ void SqliteStore::run_writer() {
     }
     lock.unlock();
 
-    commit_batch(batch, ok);
+    const auto commit_started = std::chrono::steady_clock::now();
+    const bool committed = commit_batch(batch, ok);
+    const std::chrono::duration<double> commit_took =
+        std::chrono::steady_clock::now() - commit_started;
     std::uint64_t records = 0;
     std::uint64_t failed = 0;
     for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -318,6 +321,7 @@ void SqliteStore::run_writer() {
     {
       std::lock_guard stats_lock(mutex_);
       if (records > 0) ++stats_.batches;
+      count_batch(stats_, committed, records, commit_took.count());
       stats_.records += records;
       stats_.failed_records += failed;
       stats_.largest_batch = std::max<std::uint64_t>(stats_.largest_batch, records);
@@ -336,7 +340,7 @@ void SqliteStore::run_writer() {
   }
 }
 
-void SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok) {
+bool SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok) {
   ok.assign(batch.size(), 0);
   const auto fail_all = [&](const std::string& why) {
     report("a batch of " + std::to_string(batch.size()) + " writes was not stored: " + why);
@@ -348,6 +352,7 @@ void SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok)
       }
       ok[i] = std::holds_alternative<FlushMarker>(record) ? 1 : 0;
     }
+    return false;
   };
   if (live_stale_) {
     try {
@@ -381,6 +386,7 @@ void SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok)
     }
     return fail_all(std::string("COMMIT failed: ") + error.what());
   }
+  return true;
 }
 
 bool SqliteStore::write_one(const Write& write) {

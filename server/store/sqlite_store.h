@@ -91,8 +91,9 @@ class SqliteStore final : public Store {
 
   void enqueue(Write write);
   void run_writer();
-  // Commits `batch` as one transaction; ok[i] says whether write i is durable.
-  void commit_batch(std::vector<Write>& batch, std::vector<char>& ok);
+  // Commits `batch` as one transaction; ok[i] says whether write i is durable. False when the
+  // transaction did not commit.
+  bool commit_batch(std::vector<Write>& batch, std::vector<char>& ok);
   bool write_one(const Write& write);
   void write_player(const PlayerRecord& player);
   void write_room(const RoomRecord& room);

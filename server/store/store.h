@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "server/histogram.h"
+
 namespace parlor::server {
 
 // The same type as identity.h's TokenHash (SHA-256 of the token); the token itself is never
@@ -130,14 +132,35 @@ struct RoomHistory {
   std::vector<GameRecord> games;  // by game_number
 };
 
+// Writes per committed batch, and seconds per batch from BEGIN to COMMIT returned (the
+// fsync included): the buckets of StoreStats' histograms.
+inline constexpr std::array<double, 10> kStoreBatchSizeBounds = {1,  2,  4,   8,   16,
+                                                                 32, 64, 128, 256, 512};
+inline constexpr std::array<double, 12> kStoreCommitBoundsSeconds = {
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1};
+
 // What the writer has done, for metrics.
 struct StoreStats {
   std::uint64_t batches = 0;         // transactions committed (one fsync each)
   std::uint64_t records = 0;         // writes committed
   std::uint64_t failed_records = 0;  // writes reported kFailed or kFenced
+  std::uint64_t failed_batches = 0;  // transactions that did not commit
   std::uint64_t largest_batch = 0;
   std::uint64_t queued = 0;  // writes waiting for the writer now
+  HistogramCounts<kStoreBatchSizeBounds.size()> batch_sizes;
+  HistogramCounts<kStoreCommitBoundsSeconds.size()> commit_seconds;
 };
+
+// A writer's batch in `stats`: its size and commit time when it committed with writes in it
+// (a batch of flush markers alone costs nothing worth measuring), a failure when it did not.
+inline void count_batch(StoreStats& stats, bool committed, std::uint64_t records, double seconds) {
+  if (!committed) {
+    ++stats.failed_batches;
+  } else if (records > 0) {
+    stats.batch_sizes.observe(kStoreBatchSizeBounds, static_cast<double>(records));
+    stats.commit_seconds.observe(kStoreCommitBoundsSeconds, seconds);
+  }
+}
 
 class Store {
  public:

@@ -20,6 +20,16 @@ void collect_strings(const Json& value, std::set<std::string>& out) {
 
 }  // namespace
 
+std::optional<Json> next_prompt(TestClient& client, const std::string& room, Seat seat,
+                                std::chrono::milliseconds timeout) {
+  while (auto frame = client.next(timeout)) {
+    if (frame->value("type", "") != "state" || (*frame)["room"] != room) continue;
+    const Json& to_act = (*frame)["to_act"];
+    if (std::find(to_act.begin(), to_act.end(), seat) != to_act.end()) return frame;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> hidden_hand_cards(const Game& game, Seat viewer) {
   std::vector<std::string> out;
   for (Seat s = 0; s < game.seat_count(); ++s) {

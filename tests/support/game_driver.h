@@ -6,8 +6,10 @@
 //   - every state push has the seq the room is at, and prompts only for seats in to_act.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,11 @@ struct DriveResult {
 DriveResult drive_game(std::vector<TestClient*> clients, std::vector<TestClient*> spectators,
                        const std::string& room, Game& mirror, std::int64_t start_seq,
                        std::uint64_t seed, int max_moves = 0);
+
+// Reads `client`'s frames until a state push in room `room` whose to_act has `seat`;
+// nullopt when none comes within `timeout` of a frame.
+std::optional<Json> next_prompt(TestClient& client, const std::string& room, Seat seat,
+                                std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
 // Cards held by every seat but `viewer` in `game` (all hands for kSpectator).
 std::vector<std::string> hidden_hand_cards(const Game& game, Seat viewer);

@@ -1,0 +1,97 @@
+// Prometheus histograms with fixed bucket bounds: a lock-free one for hot paths (relaxed
+// atomics, one bucket increment per observation) and a plain one for values already kept
+// under a lock (the store's writer). Both render the same text exposition.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string_view>
+
+namespace parlor::server {
+
+// The shortest text that reads back as `value` (a sum must not lose digits to a stream's
+// default precision of six).
+inline std::string_view shortest_number(double value, std::array<char, 32>& buffer) {
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  return {buffer.data(), static_cast<std::size_t>(result.ptr - buffer.data())};
+}
+
+// The bucket of `value`: the first bound it does not pass, or N for the +Inf bucket.
+template <std::size_t N>
+std::size_t bucket_of(const std::array<double, N>& bounds, double value) {
+  std::size_t i = 0;
+  while (i < N && value > bounds[i]) ++i;
+  return i;
+}
+
+// Plain counts: buckets[i] counts values <= bounds[i] (not cumulative); the last, the rest.
+template <std::size_t N>
+struct HistogramCounts {
+  std::array<std::uint64_t, N + 1> buckets{};
+  double sum = 0;
+  std::uint64_t count = 0;
+
+  void observe(const std::array<double, N>& bounds, double value) {
+    ++buckets[bucket_of(bounds, value)];
+    sum += value;
+    ++count;
+  }
+};
+
+template <std::size_t N>
+class AtomicHistogram {
+ public:
+  explicit AtomicHistogram(const std::array<double, N>& bounds) : bounds_(bounds) {}
+
+  void observe(double value) {
+    buckets_[bucket_of(bounds_, value)].fetch_add(1, std::memory_order_relaxed);
+    sum_.fetch_add(value, std::memory_order_relaxed);
+    count_.fetch_add(1, std::memory_order_relaxed);
+  }
+  // A scrape reads bucket by bucket while observations go on: the counts may be off by the
+  // observations in flight, never more.
+  HistogramCounts<N> snapshot() const {
+    HistogramCounts<N> out;
+    for (std::size_t i = 0; i <= N; ++i) out.buckets[i] = buckets_[i].load();
+    out.sum = sum_.load();
+    out.count = count_.load();
+    return out;
+  }
+
+ private:
+  const std::array<double, N>& bounds_;
+  std::array<std::atomic<std::uint64_t>, N + 1> buckets_{};
+  std::atomic<double> sum_{0};
+  std::atomic<std::uint64_t> count_{0};
+};
+
+// One series of a histogram: `labels` is "" or `key="value",...` without braces. The HELP and
+// TYPE lines are the caller's (once per metric name, before its first series).
+template <std::size_t N>
+void write_histogram(std::ostream& out, std::string_view name, std::string_view labels,
+                     const std::array<double, N>& bounds, const HistogramCounts<N>& counts) {
+  const std::string_view comma = labels.empty() ? "" : ",";
+  std::array<char, 32> buffer{};
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    cumulative += counts.buckets[i];
+    out << name << "_bucket{" << labels << comma << "le=\"" << shortest_number(bounds[i], buffer)
+        << "\"} " << cumulative << '\n';
+  }
+  cumulative += counts.buckets[N];
+  // The +Inf bucket is the count by definition: take the larger, so a scrape racing an
+  // observation never shows a bucket above +Inf.
+  const std::uint64_t total = cumulative > counts.count ? cumulative : counts.count;
+  out << name << "_bucket{" << labels << comma << "le=\"+Inf\"} " << total << '\n';
+  const std::string_view open = labels.empty() ? "" : "{";
+  const std::string_view close = labels.empty() ? "" : "}";
+  out << name << "_sum" << open << labels << close << ' ' << shortest_number(counts.sum, buffer)
+      << '\n'
+      << name << "_count" << open << labels << close << ' ' << total << '\n';
+}
+
+}  // namespace parlor::server

@@ -1,0 +1,13 @@
+// Temporary directories for tests that start real processes: one tree per test program and
+// process id, so that parallel test processes never share a data directory or a log.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace parlor::testing {
+
+// TMPDIR/parlor-PROGRAM-PID/NAME, created (with its parents) if missing.
+std::filesystem::path scratch_dir(const std::string& program, const std::string& name);
+
+}  // namespace parlor::testing
