@@ -38,6 +38,9 @@ struct IsmctsGame {
   // True when the search should decide this prompt; false leaves it to the greedy heuristic
   // (bids, whose worth random playouts judge badly).
   bool (*searches)(const Json& view) = nullptr;
+  // The default budget: iterations a decision that keep the mean decision under 50 ms on one
+  // core (docs/BENCHMARKS.md, "Search bots").
+  int iterations = 400;
 };
 
 // The determinization of `kind`, or null when the kind has none.

@@ -70,6 +70,7 @@ std::unique_ptr<Game> sample_agram_world(const Json& view, std::span<const Json>
   return world;
 }
 
-const IsmctsGame kIsmctsAgram = {sample_agram_world, agram_hand_over, agram_reward, agram_searches};
+const IsmctsGame kIsmctsAgram = {sample_agram_world, agram_hand_over, agram_reward, agram_searches,
+                                 400};
 
 }  // namespace parlor::bots

@@ -135,6 +135,6 @@ std::unique_ptr<Game> sample_bidwhist_world(const Json& view, std::span<const Js
 }
 
 const IsmctsGame kIsmctsBidWhist = {sample_bidwhist_world, bidwhist_hand_over, bidwhist_reward,
-                                    bidwhist_searches};
+                                    bidwhist_searches, 100};
 
 }  // namespace parlor::bots

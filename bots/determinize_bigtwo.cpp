@@ -101,6 +101,6 @@ std::unique_ptr<Game> sample_bigtwo_world(const Json& view, std::span<const Json
 }
 
 const IsmctsGame kIsmctsBigTwo = {sample_bigtwo_world, bigtwo_hand_over, bigtwo_reward,
-                                  bigtwo_searches};
+                                  bigtwo_searches, 250};
 
 }  // namespace parlor::bots

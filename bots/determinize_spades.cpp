@@ -89,6 +89,6 @@ std::unique_ptr<Game> sample_spades_world(const Json& view, std::span<const Json
 }
 
 const IsmctsGame kIsmctsSpades = {sample_spades_world, spades_hand_over, spades_reward,
-                                  spades_searches};
+                                  spades_searches, 100};
 
 }  // namespace parlor::bots

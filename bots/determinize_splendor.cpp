@@ -172,6 +172,6 @@ std::unique_ptr<Game> sample_splendor_world(const Json& view, std::span<const Js
 }
 
 const IsmctsGame kIsmctsSplendor = {sample_splendor_world, splendor_turn_over, splendor_reward,
-                                    splendor_searches};
+                                    splendor_searches, 400};
 
 }  // namespace parlor::bots

@@ -110,11 +110,12 @@ bool strategy_searches(std::string_view name) {
 std::unique_ptr<Strategy> make_strategy(std::string_view requested, std::string_view kind) {
   const std::string_view name = difficulty_strategy(requested);
   if (name == "ismcts" || name.starts_with("ismcts:")) {
-    SearchBudget budget;
-    if (name != "ismcts" && !parse_iterations(name.substr(7), budget.iterations)) return nullptr;
     const IsmctsGame* game = find_ismcts_game(kind);
     auto fallback = make_strategy("greedy", kind);
     if (!game || !fallback) return nullptr;
+    SearchBudget budget;
+    budget.iterations = game->iterations;
+    if (name != "ismcts" && !parse_iterations(name.substr(7), budget.iterations)) return nullptr;
     return make_ismcts(*game, std::move(fallback), budget);
   }
   if (name == "random") return std::make_unique<RandomStrategy>();

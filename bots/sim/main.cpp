@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
                      : parlor::sim::report_to_text(*report));
   for (const auto& think : report->think_times) {
     if (think.decisions == 0) continue;
-    std::fprintf(stderr, "%s: %lld decisions, %.3f ms mean, %.1f ms max per decision\n",
+    std::fprintf(stderr, "%s: %lld decisions, %.3f ms mean, %.1f ms max CPU time per decision\n",
                  think.name.c_str(), static_cast<long long>(think.decisions),
                  think.total_ms / static_cast<double>(think.decisions), think.max_ms);
   }

@@ -48,8 +48,8 @@ struct StrategyRate {
   Rate rate;
 };
 
-// Wall-clock time a strategy spent choosing: for budgets, not part of the report (which
-// depends only on the config).
+// CPU time a strategy spent choosing (std::clock: the process is single-threaded): for
+// budgets, not part of the report (which depends only on the config).
 struct ThinkTime {
   std::string name;
   std::int64_t decisions = 0;
