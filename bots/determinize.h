@@ -41,6 +41,9 @@ struct IsmctsGame {
   // The default budget: iterations a decision that keep the mean decision under 50 ms on one
   // core (docs/BENCHMARKS.md, "Search bots").
   int iterations = 400;
+  // True: playouts move every seat by the greedy heuristic instead of at random (a game whose
+  // random play says little about a move: Splendor's).
+  bool greedy_playouts = false;
 };
 
 // The determinization of `kind`, or null when the kind has none.

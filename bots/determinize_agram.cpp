@@ -48,24 +48,12 @@ std::unique_ptr<Game> sample_agram_world(const Json& view, std::span<const Json>
 
   CardSet unknown = agram::agram_deck() - hand;
   for (CardSet played : history.played) unknown.remove_all(played);
-  std::vector<HiddenHand> hidden(static_cast<std::size_t>(seats));
-  for (Seat s = 0; s < seats; ++s) {
-    const auto i = static_cast<std::size_t>(s);
-    if (s == you) continue;
-    hidden[i].count = counts[i].is_number_integer() ? counts[i].get<int>() : 0;
-    hidden[i].excluded = cards_of_suits(history.voids[i]);
-  }
-  const auto dealt = deal_hidden(unknown, hidden, rng);
-  if (!dealt) return nullptr;
-
-  std::vector<CardSet> hands(static_cast<std::size_t>(seats));
-  for (Seat s = 0; s < seats; ++s) {
-    const auto i = static_cast<std::size_t>(s);
-    hands[i] = (s == you ? hand : (*dealt)[i]) | history.played[i];
-  }
+  const auto hands =
+      deal_hands(unknown, counts, you, hand, history.played, void_cards(history.voids), rng);
+  if (!hands) return nullptr;
   const Json options = world_options("agram", {{"target", view.value("target", 1)}});
-  auto world =
-      AgramGame::create_with_hands(options, hands, read_int(view, "dealer", seats - 1), rng.next());
+  auto world = AgramGame::create_with_hands(options, *hands, read_int(view, "dealer", seats - 1),
+                                            rng.next());
   if (!replay_steps(*world, history.steps) || world->hand(you) != hand) return nullptr;
   return world;
 }

@@ -96,27 +96,21 @@ std::unique_ptr<Game> sample_bidwhist_world(const Json& view, std::span<const Js
 
   CardSet unknown = deck_with_jokers() - hand - my_discard;
   for (CardSet played : history.played) unknown.remove_all(played);
-  std::array<HiddenHand, kSeats> hidden{};
-  for (Seat s = 0; s < kSeats; ++s) {
-    const auto i = static_cast<std::size_t>(s);
-    if (s == you) continue;
-    hidden[i].count = read_int_at(field(view, "hand_counts"), i, 0);
-    hidden[i].excluded = cards_of_suits(history.voids[i]);
+  std::vector<CardSet> excluded = void_cards(history.voids);
+  for (std::size_t i = 0; i < excluded.size(); ++i) {
     if (trump && ((history.voids[i] >> static_cast<int>(*trump)) & 1U)) {
-      hidden[i].excluded.add(Card::little_joker());
-      hidden[i].excluded.add(Card::big_joker());
+      excluded[i].add(Card::little_joker());
+      excluded[i].add(Card::big_joker());
     }
   }
-  const auto dealt = deal_hidden(unknown, hidden, rng);
+  const auto dealt =
+      deal_hands(unknown, field(view, "hand_counts"), you, hand, history.played, excluded, rng);
   if (!dealt) return nullptr;
-  CardSet discard = my_discard;
   std::array<CardSet, kSeats> hands{};
-  for (Seat s = 0; s < kSeats; ++s) {
-    const auto i = static_cast<std::size_t>(s);
-    hands[i] = (s == you ? hand : (*dealt)[i]) | history.played[i];
-    if (s != you) unknown.remove_all((*dealt)[i]);
-  }
-  if (you != declarer) discard = unknown;  // what no hand holds is face down
+  std::copy_n(dealt->begin(), kSeats, hands.begin());
+  for (const CardSet dealt_hand : hands) unknown.remove_all(dealt_hand);
+  // What no hand holds is face down: the discard.
+  const CardSet discard = you == declarer ? my_discard : unknown;
   if (discard.size() != bidwhist::kKittySize) return nullptr;
 
   std::vector<ReplayStep> steps = history.steps;
@@ -134,7 +128,7 @@ std::unique_ptr<Game> sample_bidwhist_world(const Json& view, std::span<const Js
   return nullptr;
 }
 
-const IsmctsGame kIsmctsBidWhist = {sample_bidwhist_world, bidwhist_hand_over, bidwhist_reward,
-                                    bidwhist_searches, 100};
+const IsmctsGame kIsmctsBidWhist = {
+    sample_bidwhist_world, bidwhist_hand_over, bidwhist_reward, bidwhist_searches, 60, true};
 
 }  // namespace parlor::bots

@@ -77,25 +77,14 @@ std::unique_ptr<Game> sample_bigtwo_world(const Json& view, std::span<const Json
 
   CardSet unknown = standard_deck() - hand;
   for (CardSet played : history.played) unknown.remove_all(played);
-  std::vector<HiddenHand> hidden(static_cast<std::size_t>(seats));
-  for (Seat s = 0; s < seats; ++s) {
-    const auto i = static_cast<std::size_t>(s);
-    if (s != you) hidden[i].count = counts[i].is_number_integer() ? counts[i].get<int>() : 0;
-  }
-  const auto dealt = deal_hidden(unknown, hidden, rng);
-  if (!dealt) return nullptr;
-
-  std::vector<CardSet> hands(static_cast<std::size_t>(seats));
-  for (Seat s = 0; s < seats; ++s) {
-    const auto i = static_cast<std::size_t>(s);
-    hands[i] = (s == you ? hand : (*dealt)[i]) | history.played[i];
-  }
+  const auto hands = deal_hands(unknown, counts, you, hand, history.played, {}, rng);
+  if (!hands) return nullptr;
   const Json options = world_options("bigtwo", {{"deals", view.value("deals", 1)},
                                                 {"suit_order", view.value("suit_order", "")},
                                                 {"straights", view.value("straights", "")}});
   auto world = history.leader
-                   ? BigTwoGame::with_hands_led_by(options, hands, *history.leader, rng.next())
-                   : BigTwoGame::with_hands(options, hands, rng.next());
+                   ? BigTwoGame::with_hands_led_by(options, *hands, *history.leader, rng.next())
+                   : BigTwoGame::with_hands(options, *hands, rng.next());
   if (!replay_steps(*world, history.steps) || world->hand(you) != hand) return nullptr;
   return world;
 }

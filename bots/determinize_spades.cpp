@@ -59,21 +59,12 @@ std::unique_ptr<Game> sample_spades_world(const Json& view, std::span<const Json
 
   CardSet unknown = standard_deck() - hand;
   for (CardSet played : history.played) unknown.remove_all(played);
-  std::array<HiddenHand, spades::kSeats> hidden{};
-  for (Seat s = 0; s < spades::kSeats; ++s) {
-    const auto i = static_cast<std::size_t>(s);
-    if (s == you) continue;
-    hidden[i].count = read_int_at(field(view, "hand_counts"), i, 0);
-    hidden[i].excluded = cards_of_suits(history.voids[i]);
-  }
-  const auto dealt = deal_hidden(unknown, hidden, rng);
-  if (!dealt) return nullptr;
+  const auto hands = deal_hands(unknown, field(view, "hand_counts"), you, hand, history.played,
+                                void_cards(history.voids), rng);
+  if (!hands) return nullptr;
 
   spades::SpadesSetup setup;
-  for (Seat s = 0; s < spades::kSeats; ++s) {
-    const auto i = static_cast<std::size_t>(s);
-    setup.hands[i] = (s == you ? hand : (*dealt)[i]) | history.played[i];
-  }
+  std::copy_n(hands->begin(), spades::kSeats, setup.hands.begin());
   setup.dealer = read_int(view, "dealer", 3);
   setup.hand_number = read_int(view, "hand_number", 1);
   for (int team = 0; team < tricks::kTeamCount; ++team) {
@@ -88,7 +79,7 @@ std::unique_ptr<Game> sample_spades_world(const Json& view, std::span<const Json
   return world;
 }
 
-const IsmctsGame kIsmctsSpades = {sample_spades_world, spades_hand_over, spades_reward,
-                                  spades_searches, 100};
+const IsmctsGame kIsmctsSpades = {
+    sample_spades_world, spades_hand_over, spades_reward, spades_searches, 60, true};
 
 }  // namespace parlor::bots

@@ -4,10 +4,10 @@
 // reserves and face-up reserves); they are shuffled, the others' blind reserves of that level
 // drawn from them and the rest left as the deck. Everything else comes from the view as is.
 //
-// The search looks one turn ahead: a world is played to the end of the seat's own turn (a
-// return or noble choice after the move played at random) and scored by how the seat then
-// stands against the best opponent, so what the draws from the decks may bring is averaged
-// over worlds.
+// The search looks two rounds past the seat's turn: after the move tried, every seat plays on by
+// the greedy heuristic (random Splendor play says nothing about a move), and the world is
+// scored by how the seat then stands against the best opponent; what the decks turn up is
+// averaged over worlds.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -45,17 +45,20 @@ std::vector<int> read_ids(const Json& value) {
   return ids;
 }
 
+// How far a playout looks: the seat's own turn, then every seat's turns of two more rounds.
+constexpr int kHorizonRounds = 2;
+
 bool splendor_turn_over(const Game& root, const Game& world) {
   const auto& start = static_cast<const SplendorGame&>(root).state();
   const auto& now = static_cast<const SplendorGame&>(world).state();
-  return world.finished() || now.turns != start.turns;
+  return world.finished() || now.turns >= start.turns + kHorizonRounds * now.seats;
 }
 
 // How a player stands: prestige, then (worth less) the permanent bonuses that make later cards
 // cheaper, nobles' progress and tokens in hand.
 double standing(const splendor::PlayerState& player, const std::vector<int>& nobles) {
   double value = player.points;
-  for (int bonus : player.bonuses) value += 0.45 * bonus;
+  for (int bonus : player.bonuses) value += 0.6 * bonus;
   for (int noble : nobles) {
     const auto& needs = splendor::noble_def(noble).needs;
     int missing = 0;
@@ -64,7 +67,7 @@ double standing(const splendor::PlayerState& player, const std::vector<int>& nob
     }
     value += 0.3 * std::max(0, 6 - missing);
   }
-  return value + 0.12 * player.token_count() + 0.2 * static_cast<double>(player.reserved.size());
+  return value + 0.1 * player.token_count() + 0.1 * static_cast<double>(player.reserved.size());
 }
 
 // The seat's standing over the best opponent's, squashed into [0, 1]; a finished game is won
@@ -171,7 +174,7 @@ std::unique_ptr<Game> sample_splendor_world(const Json& view, std::span<const Js
   return std::make_unique<SplendorGame>(std::move(state));
 }
 
-const IsmctsGame kIsmctsSplendor = {sample_splendor_world, splendor_turn_over, splendor_reward,
-                                    splendor_searches, 400};
+const IsmctsGame kIsmctsSplendor = {
+    sample_splendor_world, splendor_turn_over, splendor_reward, splendor_searches, 100, true};
 
 }  // namespace parlor::bots

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "bots/view_reading.h"
+
 namespace parlor::bots {
 namespace {
 
@@ -43,6 +45,30 @@ std::optional<std::vector<CardSet>> deal_hidden(CardSet unknown, std::span<const
     if (auto dealt = try_deal(unknown, hands, order, rng)) return dealt;
   }
   return std::nullopt;
+}
+
+std::vector<CardSet> void_cards(std::span<const unsigned> voids) {
+  std::vector<CardSet> cards;
+  for (unsigned seat_voids : voids) cards.push_back(cards_of_suits(seat_voids));
+  return cards;
+}
+
+std::optional<std::vector<CardSet>> deal_hands(CardSet unknown, const Json& hand_counts, Seat you,
+                                               CardSet hand, std::span<const CardSet> played,
+                                               std::span<const CardSet> excluded, Rng& rng) {
+  std::vector<HiddenHand> hidden(played.size());
+  for (std::size_t s = 0; s < hidden.size(); ++s) {
+    if (static_cast<Seat>(s) == you) continue;
+    hidden[s].count = read_int_at(hand_counts, s, 0);
+    if (s < excluded.size()) hidden[s].excluded = excluded[s];
+  }
+  auto hands = deal_hidden(unknown, hidden, rng);
+  if (!hands) return std::nullopt;
+  for (std::size_t s = 0; s < hands->size(); ++s) {
+    if (static_cast<Seat>(s) == you) (*hands)[s] = hand;
+    (*hands)[s].add_all(played[s]);
+  }
+  return hands;
 }
 
 CardSet cards_of_suits(unsigned voids) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "games/core/card_set.h"
+#include "games/core/game.h"
 #include "games/core/rng.h"
 
 namespace parlor::bots {
@@ -27,5 +28,15 @@ std::optional<std::vector<CardSet>> deal_hidden(CardSet unknown, std::span<const
 
 // The cards of every suit `voids` marks (bit s = suit s), jokers never included.
 CardSet cards_of_suits(unsigned voids);
+// Per seat, the cards of the suits it has shown it lacks (cards_of_suits of each entry).
+std::vector<CardSet> void_cards(std::span<const unsigned> voids);
+
+// The hands of one world as they were dealt at the start of the hand in progress: the seat
+// `you` holds `hand`, every other seat a random draw from `unknown` of its count in the view's
+// `hand_counts` (none of its `excluded` cards, when given); each seat's `played` cards are
+// added back. Nullopt when no such deal was found.
+std::optional<std::vector<CardSet>> deal_hands(CardSet unknown, const Json& hand_counts, Seat you,
+                                               CardSet hand, std::span<const CardSet> played,
+                                               std::span<const CardSet> excluded, Rng& rng);
 
 }  // namespace parlor::bots

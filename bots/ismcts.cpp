@@ -105,13 +105,15 @@ class IsmctsStrategy final : public Strategy {
     ++pick->visits;
   }
 
-  // Uniformly random moves for every seat until the hand `root` was in is over.
+  // Uniformly random (or greedy) moves for every seat until the hand `root` was in is over.
   void play_out(Game& world, const Game& root, Rng& rng) const {
     for (int moves = 0; moves < kMaxPlayoutMoves && !game_.hand_over(root, world); ++moves) {
       const std::vector<Seat> acting = world.to_act();
       if (acting.empty()) return;
       const Json prompt = world.prompt(acting.front());
-      const Json move = random_move(prompt, rng);
+      const Json move = game_.greedy_playouts
+                            ? fallback_->choose(world.view(acting.front()), prompt, rng)
+                            : random_move(prompt, rng);
       if (move.is_null() || !world.apply(acting.front(), move).ok()) return;
     }
   }

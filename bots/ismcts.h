@@ -2,8 +2,9 @@
 //
 // At its turn the seat samples a world consistent with what it has seen (bots/determinize.h),
 // picks one of its legal moves by UCB1 over the statistics gathered so far for that move across
-// all worlds, plays it in the world and plays the hand out with uniformly random moves; the
-// hand's reward for the seat is credited to the move. After the budget, the move tried most
+// all worlds, plays it in the world and plays the hand out (uniformly random moves, or the
+// greedy heuristic's where the game asks for it); the hand's reward for the seat is credited to
+// the move. After the budget, the move tried most
 // often is played. The statistics are kept per move of the seat's information set, not per
 // world, so the search never plans on a card it cannot know. Decisions the search judges badly
 // with random playouts (bids) and worlds that cannot be built (a history that does not cover

@@ -273,7 +273,7 @@ std::string play_searching_game(std::string_view kind, int seats, std::uint64_t 
   std::vector<std::unique_ptr<Strategy>> players;
   for (int s = 0; s < seats; ++s) {
     players.push_back(
-        make_ismcts(*find_ismcts_game(kind), make_strategy("greedy", kind), SearchBudget{8}));
+        make_ismcts(*find_ismcts_game(kind), make_strategy("greedy", kind), SearchBudget{4}));
   }
   Rng rng(seed);
   std::string moves;
