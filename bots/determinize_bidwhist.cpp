@@ -128,7 +128,7 @@ std::unique_ptr<Game> sample_bidwhist_world(const Json& view, std::span<const Js
   return nullptr;
 }
 
-const IsmctsGame kIsmctsBidWhist = {
-    sample_bidwhist_world, bidwhist_hand_over, bidwhist_reward, bidwhist_searches, 60, true};
+const IsmctsGame kIsmctsBidWhist = {sample_bidwhist_world, bidwhist_hand_over, bidwhist_reward,
+                                    bidwhist_searches, 100};
 
 }  // namespace parlor::bots
