@@ -79,7 +79,7 @@ std::unique_ptr<Game> sample_spades_world(const Json& view, std::span<const Json
   return world;
 }
 
-const IsmctsGame kIsmctsSpades = {
-    sample_spades_world, spades_hand_over, spades_reward, spades_searches, 60, true};
+const IsmctsGame kIsmctsSpades = {sample_spades_world, spades_hand_over, spades_reward,
+                                  spades_searches, 100};
 
 }  // namespace parlor::bots
