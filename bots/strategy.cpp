@@ -1,8 +1,10 @@
 #include "bots/strategy.h"
 
 #include <array>
+#include <charconv>
 
 #include "bots/greedy.h"
+#include "bots/ismcts.h"
 
 namespace parlor::bots {
 namespace {
@@ -34,6 +36,17 @@ const GreedyEntry* find_greedy(std::string_view kind) {
     if (entry.kind == kind) return &entry;
   }
   return nullptr;
+}
+
+// The N of "ismcts:N": 1 to 100000 iterations.
+bool parse_iterations(std::string_view text, int& iterations) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 1 || value > 100000) {
+    return false;
+  }
+  iterations = value;
+  return true;
 }
 
 }  // namespace
@@ -83,7 +96,28 @@ std::unique_ptr<Strategy> make_best_strategy(std::string_view kind) {
   return make_strategy("random", kind);
 }
 
-std::unique_ptr<Strategy> make_strategy(std::string_view name, std::string_view kind) {
+std::string_view difficulty_strategy(std::string_view name) {
+  if (name == "easy") return "random";
+  if (name == "medium") return "greedy";
+  if (name == "hard") return "ismcts";
+  return name;
+}
+
+bool strategy_searches(std::string_view name) {
+  return difficulty_strategy(name).starts_with("ismcts");
+}
+
+std::unique_ptr<Strategy> make_strategy(std::string_view requested, std::string_view kind) {
+  const std::string_view name = difficulty_strategy(requested);
+  if (name == "ismcts" || name.starts_with("ismcts:")) {
+    const IsmctsGame* game = find_ismcts_game(kind);
+    auto fallback = make_strategy("greedy", kind);
+    if (!game || !fallback) return nullptr;
+    SearchBudget budget;
+    budget.iterations = game->iterations;
+    if (name != "ismcts" && !parse_iterations(name.substr(7), budget.iterations)) return nullptr;
+    return make_ismcts(*game, std::move(fallback), budget);
+  }
   if (name == "random") return std::make_unique<RandomStrategy>();
   if (name == "greedy") {
     if (const GreedyEntry* entry = find_greedy(kind)) return entry->make();
@@ -94,6 +128,7 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, std::string_view 
 std::vector<std::string> strategy_names(std::string_view kind) {
   std::vector<std::string> names = {"random"};
   if (find_greedy(kind)) names.emplace_back("greedy");
+  if (find_greedy(kind) && find_ismcts_game(kind)) names.emplace_back("ismcts");
   return names;
 }
 

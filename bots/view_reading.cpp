@@ -23,6 +23,24 @@ int read_int(const Json& view, const char* field, int fallback) {
   return it->get<int>();
 }
 
+const Json& field(const Json& object, const char* key) {
+  static const Json kNull;
+  if (!object.is_object()) return kNull;
+  const auto it = object.find(key);
+  return it == object.end() ? kNull : *it;
+}
+
+const Json& item(const Json& array, std::size_t index) {
+  static const Json kNull;
+  if (!array.is_array() || index >= array.size()) return kNull;
+  return array[index];
+}
+
+int read_int_at(const Json& array, std::size_t index, int fallback) {
+  const Json& value = item(array, index);
+  return value.is_number_integer() ? value.get<int>() : fallback;
+}
+
 const Json::array_t& legal_list(const Json& prompt) {
   static const Json::array_t kEmpty;
   if (!prompt.is_object()) return kEmpty;

@@ -19,6 +19,12 @@ std::optional<Card> read_card(const Json& value);
 CardSet read_cards(const Json& value);
 // view[field] as an integer, or `fallback` when missing or not a number.
 int read_int(const Json& view, const char* field, int fallback);
+// object[key], or null when `object` is not an object or has no such key.
+const Json& field(const Json& object, const char* key);
+// array[index], or null when `array` is not an array or is shorter.
+const Json& item(const Json& array, std::size_t index);
+// array[index] as an integer, or `fallback`.
+int read_int_at(const Json& array, std::size_t index, int fallback);
 
 // The `legal` list of a prompt (empty when the prompt has none).
 const Json::array_t& legal_list(const Json& prompt);

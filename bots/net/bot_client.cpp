@@ -282,6 +282,8 @@ void BotClient::on_room(const Json& room) {
   }
   const std::string status = room.value("status", "");
   if (status == "playing") {
+    // A new game: a strategy that reads the events forgets the last game's.
+    if (!in_game_ && strategy_) strategy_->reset();
     in_game_ = true;
     start_requested_ = false;
   } else if (status == "finished") {
@@ -307,6 +309,11 @@ void BotClient::on_state(const Json& state) {
   if (is_integer(latest_state_, "seq") && latest_state_["seq"].get<std::int64_t>() > seq) return;
   if (!is_integer(latest_state_, "seq") || latest_state_["seq"] != seq) retries_at_seq_ = 0;
   latest_state_ = state;
+  // Each state's events once, in order, for strategies that read the game's history.
+  if (strategy_ && strategy_->observes() && seq > observed_seq_ && state.contains("events")) {
+    observed_seq_ = seq;
+    strategy_->observe(state["events"]);
+  }
   // Someone is to act: a game runs (this push may overtake the room's "playing" push).
   if (state.contains("to_act") && state["to_act"].is_array() && !state["to_act"].empty()) {
     in_game_ = true;

@@ -103,6 +103,7 @@ class BotClient : public std::enable_shared_from_this<BotClient> {
   Json latest_state_;                        // the newest state push of our room
   std::int64_t acted_seq_ = -1;              // the state we last answered on this connection
   int retries_at_seq_ = 0;                   // rejected moves at the latest state
+  std::int64_t observed_seq_ = -1;           // the last state whose events the strategy read
   bool in_game_ = false;                     // a game runs that has not been counted yet
   bool start_requested_ = false;
   bool done_ = false;

@@ -1,7 +1,7 @@
 // parlor-bot: one network player. Joins a room (--room ID) or creates one (--create KIND,
-// printing "room ID"), plays it with a strategy (--strategy random|greedy) seeing only its
-// own seat's view and prompt, reconnects with its token when the connection drops, and
-// stops after --games N games or --max-seconds, printing a one-line summary:
+// printing "room ID"), plays it with a strategy (--strategy random|greedy|ismcts, or
+// easy|medium|hard) seeing only its own seat's view and prompt, reconnects with its token when the
+// connection drops, and stops after --games N games or --max-seconds, printing a one-line summary:
 //
 //   parlor-bot --url ws://127.0.0.1:8080/ws --create bigtwo --seats 2 --strategy greedy
 //   parlor-bot --url ws://127.0.0.1:8080/ws --room ROOM --name bob --think-ms 500

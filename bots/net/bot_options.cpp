@@ -50,7 +50,7 @@ void check(const BotOptions& options) {
 std::string bot_usage() {
   return "usage: parlor-bot [--url ws://HOST:PORT/ws] (--room ID [--seat N] | --create KIND\n"
          "                  [--seats N] [--options JSON]) [--name NAME] [--strategy "
-         "random|greedy]\n"
+         "random|greedy|ismcts|easy|medium|hard]\n"
          "                  [--think-ms N] [--seed N] [--games N] [--rematch] [--max-seconds S]\n"
          "                  [--token-file PATH] [--insecure] [--quiet]\n";
 }

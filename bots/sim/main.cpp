@@ -1,7 +1,7 @@
 // parlor-sim: in-process self-play between bot strategies (see README.md beside this file).
 //
 //   parlor-sim --game agram --games 100000 --bots greedy,random,random,random --seed 1
-//              [--seats N] [--options JSON] [--rotate] [--json] [--no-fast-path]
+//              [--seats N] [--options JSON] [--rotate] [--duplicate] [--json] [--no-fast-path]
 //
 // The report goes to stdout and depends only on the arguments; the elapsed time and games per
 // minute go to stderr.
@@ -20,7 +20,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: parlor-sim --game KIND [--games N] [--bots S1,S2,...] [--seed N] [--seats N]\n"
-    "                  [--options JSON] [--rotate] [--json]\n"
+    "                  [--options JSON] [--rotate] [--duplicate] [--json]\n"
     "  --game      bigtwo, spades, bidwhist, agram, splendor\n"
     "  --games     games to play (default 1000)\n"
     "  --bots      strategy per seat, comma-separated (default random); a shorter list is\n"
@@ -30,6 +30,8 @@ constexpr const char* kUsage =
     "              many, else the game's default)\n"
     "  --options   room options as a JSON object, e.g. '{\"deals\":3}'\n"
     "  --rotate    shift the bots one seat each game (each strategy plays every seat)\n"
+    "  --duplicate deal each hand once per seat, the bots shifted one seat each time\n"
+    "              (implies --rotate; --games should be a multiple of the seats)\n"
     "  --json      print the report as JSON\n"
     "  --no-fast-path  send random play through views and prompts too (for comparison)\n";
 
@@ -64,6 +66,8 @@ int main(int argc, char** argv) {
       config.fast_random = false;
     } else if (arg == "--rotate") {
       config.rotate = true;
+    } else if (arg == "--duplicate") {
+      config.duplicate = true;
     } else if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       return 0;
@@ -111,6 +115,12 @@ int main(int argc, char** argv) {
   }
   std::cout << (json ? parlor::sim::report_to_json(*report).dump(2) + "\n"
                      : parlor::sim::report_to_text(*report));
+  for (const auto& think : report->think_times) {
+    if (think.decisions == 0) continue;
+    std::fprintf(stderr, "%s: %lld decisions, %.3f ms mean, %.1f ms max CPU time per decision\n",
+                 think.name.c_str(), static_cast<long long>(think.decisions),
+                 think.total_ms / static_cast<double>(think.decisions), think.max_ms);
+  }
   const double seconds = elapsed.count();
   std::fprintf(stderr, "elapsed %.2f s on one thread: %.0f games/minute\n", seconds,
                seconds > 0 ? static_cast<double>(config.games) * 60 / seconds : 0.0);

@@ -47,6 +47,7 @@ Json report_to_json(const SimReport& report) {
           {"games", report.games},
           {"bots", report.bots},
           {"rotate", report.rotate},
+          {"duplicate", report.duplicate},
           {"win_rate_per_seat", std::move(seats)},
           {"win_rate_per_strategy", std::move(strategies)},
           {"decisions", report.decisions},
@@ -66,7 +67,8 @@ std::string report_to_text(const SimReport& report) {
   std::string out = "parlor-sim: " + report.kind + ", " + std::to_string(report.seats) +
                     " seats, " + std::to_string(report.games) + " games, seed " +
                     std::to_string(report.seed) + ", options " + report.options.dump() +
-                    (report.rotate ? ", seats rotated each game" : "") + "\n";
+                    (report.rotate ? ", seats rotated each game" : "") +
+                    (report.duplicate ? ", each deal played from every seat" : "") + "\n";
   out += "win rate per seat (95% CI):\n";
   for (std::size_t s = 0; s < report.seat_rates.size(); ++s) {
     std::string label = "  seat " + std::to_string(s) + "  " + report.bots[s];

@@ -1,6 +1,7 @@
 #include "bots/sim/simulator.h"
 
 #include <cmath>
+#include <ctime>
 #include <memory>
 
 #include "bots/sim/standings.h"
@@ -44,12 +45,14 @@ struct Totals {
   std::int64_t decisions = 0;
   double legal_moves = 0;
   GameQuality quality_sum;
+  std::vector<ThinkTime> think;  // per strategy name
 };
 
 struct Table {
   std::vector<std::unique_ptr<bots::Strategy>> strategies;  // per listed seat
   std::vector<int> strategy_index;                          // per listed seat -> name index
   std::vector<std::string> names;                           // distinct, in order of appearance
+  bool observed = false;  // some strategy reads the events (no fast path: it skips them)
 };
 
 std::optional<Table> make_table(const std::string& kind, const std::vector<std::string>& bots,
@@ -63,6 +66,7 @@ std::optional<Table> make_table(const std::string& kind, const std::vector<std::
       error += ")";
       return std::nullopt;
     }
+    table.observed = table.observed || strategy->observes();
     table.strategies.push_back(std::move(strategy));
     std::size_t index = 0;
     while (index < table.names.size() && table.names[index] != name) ++index;
@@ -80,9 +84,11 @@ bool play_game(Game& game, Table& table, const GameProbe& probe, const SimConfig
   const int sides = probe.sides(seats);
   std::vector<double> standing(static_cast<std::size_t>(sides), 0.0);
   trajectory.reset(sides);
-  const int shift = config.rotate ? static_cast<int>(game_number % seats) : 0;
+  const bool rotate = config.rotate || config.duplicate;
+  const int shift = rotate ? static_cast<int>(game_number % seats) : 0;
   auto listed_seat = [&](Seat seat) { return static_cast<std::size_t>((seat + shift) % seats); };
 
+  for (auto& strategy : table.strategies) strategy->reset();
   std::int64_t moves = 0;
   while (!game.finished()) {
     const std::vector<Seat> acting = game.to_act();
@@ -94,14 +100,22 @@ bool play_game(Game& game, Table& table, const GameProbe& probe, const SimConfig
     const Seat seat = acting.front();
     bots::Strategy& strategy = *table.strategies[listed_seat(seat)];
     std::optional<int> fast;
-    if (config.fast_random && !strategy.reads_view())
+    if (config.fast_random && !table.observed && !strategy.reads_view())
       fast = probe.fast_random_move(game, seat, rng);
     if (fast) {
       trajectory.add_decision(*fast);
     } else {
       const Json prompt = game.prompt(seat);
       const Json view = strategy.reads_view() ? game.view(seat) : Json();
+      // CPU time, not wall time: what a decision costs one core, however loaded the machine.
+      const std::clock_t started = std::clock();
       const Json move = strategy.choose(view, prompt, rng);
+      const double took_ms = 1000.0 * static_cast<double>(std::clock() - started) / CLOCKS_PER_SEC;
+      ThinkTime& think =
+          totals.think[static_cast<std::size_t>(table.strategy_index[listed_seat(seat)])];
+      ++think.decisions;
+      think.total_ms += took_ms;
+      think.max_ms = std::max(think.max_ms, took_ms);
       const MoveResult result = game.apply(seat, move);
       if (!result.ok()) {
         error = "game " + std::to_string(game_number) + ": strategy " +
@@ -110,6 +124,9 @@ bool play_game(Game& game, Table& table, const GameProbe& probe, const SimConfig
         return false;
       }
       trajectory.add_decision(prompt_branching(prompt));
+      if (table.observed) {
+        for (auto& observer : table.strategies) observer->observe(result.events());
+      }
     }
     probe.standings(game, standing);
     trajectory.add_step(standing);
@@ -210,9 +227,12 @@ std::optional<SimReport> run_simulation(const SimConfig& config, std::string& er
   totals.seat_wins.assign(static_cast<std::size_t>(seats), 0);
   totals.strategy_wins.assign(table->names.size(), 0);
   totals.strategy_trials.assign(table->names.size(), 0);
+  for (const std::string& name : table->names) totals.think.push_back({name, 0, 0, 0});
   Trajectory trajectory;
   for (std::int64_t i = 0; i < config.games; ++i) {
-    const std::uint64_t game_seed = mix_seed(config.seed ^ mix_seed(static_cast<std::uint64_t>(i)));
+    const std::int64_t deal = config.duplicate ? i / seats : i;
+    const std::uint64_t game_seed =
+        mix_seed(config.seed ^ mix_seed(static_cast<std::uint64_t>(deal)));
     const auto game = info->create(normalized, seats, game_seed);
     Rng rng(mix_seed(game_seed));
     if (!play_game(*game, *table, *probe, config, i, rng, trajectory, totals, error)) {
@@ -227,7 +247,9 @@ std::optional<SimReport> run_simulation(const SimConfig& config, std::string& er
   report.seed = config.seed;
   report.games = config.games;
   report.bots = bots;
-  report.rotate = config.rotate;
+  report.rotate = config.rotate || config.duplicate;
+  report.duplicate = config.duplicate;
+  report.think_times = totals.think;
   for (auto wins : totals.seat_wins) report.seat_rates.push_back(make_rate(wins, config.games));
   for (std::size_t i = 0; i < table->names.size(); ++i) {
     report.strategy_rates.push_back(

@@ -24,6 +24,10 @@ struct SimConfig {
   Json options = nullptr;
   // Rotate the assignment one seat per game, so each strategy plays every seat equally often.
   bool rotate = false;
+  // Duplicate deals (implies rotate): each deal is played once per seat count, the bots shifted
+  // one seat each time, so every strategy plays every hand dealt. Game i is dealt as game
+  // i / seats would be without it.
+  bool duplicate = false;
   // Test seam: false sends `random` through views and prompts even where a JSON-free path
   // exists; both give the same games.
   bool fast_random = true;
@@ -44,6 +48,15 @@ struct StrategyRate {
   Rate rate;
 };
 
+// CPU time a strategy spent choosing (std::clock: the process is single-threaded): for
+// budgets, not part of the report (which depends only on the config).
+struct ThinkTime {
+  std::string name;
+  std::int64_t decisions = 0;
+  double total_ms = 0;
+  double max_ms = 0;
+};
+
 struct SimReport {
   std::string kind;
   int seats = 0;
@@ -52,14 +65,16 @@ struct SimReport {
   std::int64_t games = 0;
   std::vector<std::string> bots;  // per seat (before rotation)
   bool rotate = false;
+  bool duplicate = false;
 
   std::vector<Rate> seat_rates;  // per seat
   std::vector<StrategyRate> strategy_rates;
   std::int64_t decisions = 0;
   double moves_per_game = 0;
-  double branching = 0;  // legal moves per decision
-  GameQuality quality;   // per-game measures averaged over games
-  double fairness = 0;   // over seats
+  double branching = 0;                // legal moves per decision
+  GameQuality quality;                 // per-game measures averaged over games
+  double fairness = 0;                 // over seats
+  std::vector<ThinkTime> think_times;  // per strategy; not in the report's text or JSON
 };
 
 // Runs the simulation; nullopt with a message in `error` on a bad config or a strategy that

@@ -337,9 +337,18 @@ export async function leaveRoom(id: string): Promise<void> {
   void refreshRooms();
 }
 
-// The strongest strategy first; servers without it answer unknown_strategy.
-export async function addBot(id: string, seat: number): Promise<void> {
-  for (const strategy of ['greedy', 'random']) {
+export type BotLevel = 'easy' | 'medium' | 'hard';
+
+// The level asked for, then the strategies it stands for and weaker ones: a server that does
+// not know a name answers unknown_strategy (one without search bots has no "hard").
+const botStrategies: Record<BotLevel, string[]> = {
+  easy: ['easy', 'random'],
+  medium: ['medium', 'greedy', 'random'],
+  hard: ['hard', 'ismcts', 'medium', 'greedy', 'random'],
+};
+
+export async function addBot(id: string, seat: number, level: BotLevel = 'medium'): Promise<void> {
+  for (const strategy of botStrategies[level]) {
     await roomCall(id, { type: 'add_bot', room: id, seat, strategy });
     if (room(id).errorCode !== 'unknown_strategy') return;
   }

@@ -1,7 +1,7 @@
 // A room: header with share link and controls, the game's table (one module per
 // game), results with "play again", the seat list and the chat.
 
-import { addBot, go, joinRoom, leaveRoom, replayKey, sendChat, startGame, watchRoom } from './api';
+import { addBot, type BotLevel, go, joinRoom, leaveRoom, replayKey, sendChat, startGame, watchRoom } from './api';
 import type { JsonObject, Move } from './protocol';
 import { arr, field, num } from './protocol';
 import { h } from './render';
@@ -147,6 +147,12 @@ function resultPanel(id: string, r: RoomData, ctx: TableCtx): HTMLElement | null
     errorLine(ctx));
 }
 
+const botLevelTitle: Record<BotLevel, string> = {
+  easy: 'Plays a random legal move',
+  medium: 'Plays a casual player\'s rule of thumb',
+  hard: 'Searches: samples the cards it cannot see and plays out the hand',
+};
+
 function seatsPanel(id: string, r: RoomData, me: number | null): HTMLElement {
   const info = r.info!;
   return h('section', { class: 'panel seats-panel', 'data-testid': 'seats' },
@@ -158,7 +164,9 @@ function seatsPanel(id: string, r: RoomData, me: number | null): HTMLElement {
       !s && me === null && info.status === 'waiting'
         ? h('button', { type: 'button', class: 'primary small-btn', 'data-testid': `sit-${seat}`, disabled: locked(r), onclick: () => void joinRoom(id, seat) }, 'Sit here') : null,
       !s && me !== null && info.status === 'waiting'
-        ? h('button', { type: 'button', class: 'small-btn', 'data-testid': `add-bot-${seat}`, disabled: locked(r), onclick: () => void addBot(id, seat) }, 'Add bot') : null))),
+        ? h('span', { class: 'bot-levels', 'data-testid': `add-bot-${seat}` }, 'Add bot: ',
+          ...(['easy', 'medium', 'hard'] as BotLevel[]).map((level) =>
+            h('button', { type: 'button', class: 'small-btn', 'data-testid': `add-bot-${seat}-${level}`, title: botLevelTitle[level], disabled: locked(r), onclick: () => void addBot(id, seat, level) }, level))) : null))),
     me === null && !r.watching ? h('button', { type: 'button', 'data-testid': 'watch', onclick: () => void watchRoom(id) }, 'Watch') : null,
     me === null && info.status !== 'waiting' ? h('p', { class: 'muted small' }, 'You are watching this game.') : null);
 }

@@ -115,6 +115,14 @@ std::unique_ptr<BigTwoGame> BigTwoGame::with_hands(const Json& options,
   return game;
 }
 
+std::unique_ptr<BigTwoGame> BigTwoGame::with_hands_led_by(const Json& options,
+                                                          const std::vector<CardSet>& hands,
+                                                          Seat leader, std::uint64_t seed) {
+  auto game = std::make_unique<BigTwoGame>(options, static_cast<int>(hands.size()), seed);
+  game->set_hands(hands, leader);
+  return game;
+}
+
 void BigTwoGame::restack_for_test(const std::vector<CardSet>& hands) {
   set_hands(hands, required_.empty() ? std::optional<Seat>(turn_) : std::nullopt);
 }

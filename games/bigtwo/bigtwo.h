@@ -59,6 +59,11 @@ class BigTwoGame final : public Game {
   static std::unique_ptr<BigTwoGame> with_hands(const Json& options,
                                                 const std::vector<CardSet>& hands,
                                                 std::uint64_t seed = 1);
+  // The same, for a deal after the first: `leader` leads it with no card required. Search bots
+  // rebuild a later deal this way (bots/determinize_bigtwo.cpp).
+  static std::unique_ptr<BigTwoGame> with_hands_led_by(const Json& options,
+                                                       const std::vector<CardSet>& hands,
+                                                       Seat leader, std::uint64_t seed = 1);
   // Test seam: replaces the hands of the current deal; the seat to act keeps the lead
   // (on the first deal's opening lead, the holder of the new lowest card takes it).
   void restack_for_test(const std::vector<CardSet>& hands);

@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "bots/strategy.h"
 #include "games/external/external_game.h"
 #include "protocol/encode.h"
 #include "server/connection.h"
@@ -57,6 +58,19 @@ struct EngineRequest {
   external::EngineCall call;
 };
 
+// A searching bot's turn (bots::strategy_searches), to think off the strand on the bounded
+// bot pool (server/room/bot_pool.h) so a long think never holds up this room's strand or any
+// other room's. Its move comes back to Table::bot_answered, which plays it only if the room is
+// still at `seq`.
+struct BotThink {
+  std::shared_ptr<bots::Strategy> bot;
+  Json view;
+  Json prompt;
+  std::uint64_t seed = 0;  // the think's random source, drawn from the table's bot Rng
+  std::int64_t seq = 0;
+  Seat seat = 0;
+};
+
 struct Outbox {
   std::vector<Delivery> deliveries;  // in order
   std::vector<StoreWrite> writes;    // in order, before the deliveries' later writes
@@ -70,10 +84,12 @@ struct Outbox {
   // The room has ended its life here (swept): the actor removes it from the lobby.
   bool remove = false;
   std::optional<EngineRequest> engine_call;
+  std::optional<BotThink> bot_think;
 
   bool empty() const {
     return deliveries.empty() && writes.empty() && memberships.empty() && !summary &&
-           open_rooms_delta == 0 && !accepted_move_received && !remove && !engine_call;
+           open_rooms_delta == 0 && !accepted_move_received && !remove && !engine_call &&
+           !bot_think;
   }
   // Empties it, keeping the vectors' capacity (one outbox is reused from call to call).
   void clear() {
@@ -85,6 +101,7 @@ struct Outbox {
     accepted_move_received.reset();
     remove = false;
     engine_call.reset();
+    bot_think.reset();
   }
 };
 

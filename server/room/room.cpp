@@ -7,6 +7,7 @@
 #include "server/engine/engine_directory.h"
 #include "server/log.h"
 #include "server/metrics.h"
+#include "server/room/bot_pool.h"
 
 namespace parlor::server {
 
@@ -187,6 +188,7 @@ void Room::carry_out(Outbox& out) {
                                       .count());
   }
   if (out.engine_call) call_engine(std::move(*out.engine_call));
+  if (out.bot_think) think(std::move(*out.bot_think));
   if (out.remove) {
     stopped_ = true;
     timer_.cancel();
@@ -252,6 +254,21 @@ void Room::call_engine(EngineRequest request) {
     return net::post(strand_, [answered, missing] { answered(missing); });
   }
   engine->call(std::move(request.call), std::move(answered));
+}
+
+void Room::think(BotThink request) {
+  post_bot_think([weak = weak_from_this(), request = std::move(request)]() mutable {
+    Rng rng(request.seed);
+    Json move = request.bot->choose(request.view, request.prompt, rng);
+    auto self = weak.lock();
+    if (!self) return;
+    net::post(self->strand_, [self, request = std::move(request),
+                              move = std::move(move)]() mutable {
+      self->run([&](Table& table, TableTime now, Outbox& out) {
+        table.bot_answered(request.bot.get(), request.seat, request.seq, std::move(move), now, out);
+      });
+    });
+  });
 }
 
 void Room::sync_timer() {

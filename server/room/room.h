@@ -78,6 +78,8 @@ class Room : public std::enable_shared_from_this<Room> {
   void write(StoreWrite write);
   // Makes an external game's engine call; its answer comes back onto the strand.
   void call_engine(EngineRequest request);
+  // Lets a searching bot think on the bot pool; its move comes back onto the strand.
+  void think(BotThink request);
   // Arms the timer for the table's next deadline (or cancels it).
   void sync_timer();
 

@@ -295,6 +295,9 @@ void Table::begin_game(TableTime now, Outbox& out) {
   }
   moves_in_game_ = 0;
   ++game_number_;
+  for (auto& occupant : seats_) {
+    if (occupant && occupant->bot) occupant->bot->reset();  // a new game's history
+  }
   start_seq_ = seq_;
   game_started_ms_ = now.unix_ms;
   finished_ms_.reset();
@@ -308,6 +311,7 @@ void Table::begin_game(TableTime now, Outbox& out) {
 }
 
 void Table::after_accepted(std::string_view events, TableTime now, Outbox& out) {
+  bots_observe(events);
   arm_turn_clock(now);
   broadcast_state(events, now, out);
   if (game_->finished()) return finish_game(now, out);

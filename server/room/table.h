@@ -129,6 +129,13 @@ class Table {
   // longer waits for are ignored.
   void engine_answered(std::uint64_t call_id, EngineReply reply, TableTime now, Outbox& out);
 
+  // ---- searching bots (table_time.cpp) ----
+  // A bot that thought off the strand (Outbox::bot_think) chose `move` for `seat` at `seq`.
+  // Played only if the room is still at `seq` and `bot` still plays that seat; otherwise the
+  // bots are scheduled again for the state as it is now.
+  void bot_answered(const bots::Strategy* bot, Seat seat, std::int64_t seq, Json move,
+                    TableTime now, Outbox& out);
+
   // ---- the store (table_record.cpp) ----
   // The store completed the oldest gating write. A failure stops the game, visibly; a fenced
   // write means another node owns the room: the table lets it go.
@@ -154,7 +161,7 @@ class Table {
     std::shared_ptr<Player> player;  // null for a bot added with add_bot
     std::string name;
     bool connected = false;
-    std::unique_ptr<bots::Strategy> bot;     // set while a bot plays this seat
+    std::shared_ptr<bots::Strategy> bot;     // set while a bot plays this seat
     std::optional<Clock::time_point> grace;  // the player is away; a bot takes over then
   };
   struct Spectator {
@@ -206,6 +213,8 @@ class Table {
   // table_time.cpp
   void schedule_bots(TableTime now);
   void run_bots(TableTime now, Outbox& out);
+  // Hands the bots that read the game's history the events of an accepted move.
+  void bots_observe(std::string_view events);
   void arm_turn_clock(TableTime now);
   void on_turn_timeout(TableTime now, Outbox& out);
   Json timeout_move(Seat seat);
@@ -269,6 +278,7 @@ class Table {
   std::vector<HeldReply> held_replies_;
   Rng bot_rng_;
   std::optional<Clock::time_point> bot_due_;
+  bool bot_thinking_ = false;  // a BotThink is out: no other bot move until it is answered
   struct TurnClock {
     Clock::time_point at;
     UnixMillis at_unix_ms = 0;

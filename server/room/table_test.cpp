@@ -491,5 +491,49 @@ TEST_F(TableTest, BotsPlayAWholeGameOnTheClockOfTheirDelay) {
   EXPECT_EQ(out.open_rooms_delta, -1);
 }
 
+// A searching bot's turn leaves the table as a BotThink (to run on the bot pool) instead of a
+// move: the strand is free meanwhile. Its answer is played only while the room is still at the
+// state the bot thought about; a stale answer is dropped and the bot asked again.
+TEST_F(TableTest, SearchingBotsThinkOffTheStrandAndStaleAnswersAreDropped) {
+  table->join(clients[0].caller(), 0, false, at(0s), fresh());
+  table->add_bot(clients[0].caller(), 1, "hard", at(0s), fresh());
+  EXPECT_EQ(replies()[0]["type"], "ok");
+  for (int seat = 2; seat < 4; ++seat) {
+    table->add_bot(clients[0].caller(), seat, "ismcts:8", at(0s), fresh());
+    EXPECT_EQ(replies()[0]["type"], "ok");
+  }
+  table->start(clients[0].caller(), at(0s), fresh());
+  auto now = 0ms;
+  int thoughts = 0;
+  for (int step = 0; step < 40 && table->status() == RoomStatus::kPlaying; ++step) {
+    if (seat_to_act() == 0) {
+      play_one(now);
+      continue;
+    }
+    ASSERT_TRUE(table->next_deadline());
+    now = std::chrono::duration_cast<std::chrono::milliseconds>(*table->next_deadline() - start);
+    const std::int64_t seq = table->seq();
+    table->advance(at(now), fresh());
+    ASSERT_TRUE(out.bot_think);
+    const BotThink think = *out.bot_think;
+    EXPECT_EQ(table->seq(), seq);  // nothing played on the strand
+    EXPECT_EQ(think.seq, seq);
+    EXPECT_FALSE(table->next_deadline() && *table->next_deadline() <= at(now).steady);
+    Rng rng(think.seed);
+    const Json move = think.bot->choose(think.view, think.prompt, rng);
+    ++thoughts;
+    if (thoughts == 1) {
+      // An answer for another state is dropped, and the bot is scheduled again.
+      table->bot_answered(think.bot.get(), think.seat, seq - 1, move, at(now), fresh());
+      EXPECT_EQ(table->seq(), seq);
+      ASSERT_TRUE(table->next_deadline());
+      continue;
+    }
+    table->bot_answered(think.bot.get(), think.seat, think.seq, move, at(now), fresh());
+    EXPECT_EQ(table->seq(), seq + 1);
+  }
+  EXPECT_GT(thoughts, 5);
+}
+
 }  // namespace
 }  // namespace parlor::server

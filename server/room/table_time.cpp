@@ -76,7 +76,7 @@ void Table::hand_seat_to_bot(Occupant& occupant) {
 }
 
 void Table::schedule_bots(TableTime now) {
-  if (status_ != RoomStatus::kPlaying || bot_due_ || engine_busy()) return;
+  if (status_ != RoomStatus::kPlaying || bot_due_ || bot_thinking_ || engine_busy()) return;
   for (Seat s : game_->to_act()) {
     if (seats_[static_cast<std::size_t>(s)]->bot) {
       bot_due_ = now.steady + timings_.bot_delay;
@@ -86,16 +86,43 @@ void Table::schedule_bots(TableTime now) {
 }
 
 void Table::run_bots(TableTime now, Outbox& out) {
-  if (status_ != RoomStatus::kPlaying || engine_busy()) return;
+  if (status_ != RoomStatus::kPlaying || bot_thinking_ || engine_busy()) return;
   for (Seat s : game_->to_act()) {
     auto& occupant = seats_[static_cast<std::size_t>(s)];
     if (!occupant->bot) continue;
-    // The bot sees what its seat sees, nothing more.
+    // The bot sees what its seat sees, nothing more. A searching bot thinks off the strand.
+    if (bots::strategy_searches(occupant->bot->name())) {
+      bot_thinking_ = true;
+      out.bot_think =
+          BotThink{occupant->bot, game_->view(s), game_->prompt(s), bot_rng_.next(), seq_, s};
+      return;
+    }
     Json move = occupant->bot->choose(game_->view(s), game_->prompt(s), bot_rng_);
     if (accept_move(s, std::move(move), MoveBy::kBot, nullptr, now, out)) {
       return;  // after_accepted schedules the next bot
     }
     occupant->bot.reset();  // a bot that breaks the rules stops playing
+  }
+}
+
+void Table::bot_answered(const bots::Strategy* bot, Seat seat, std::int64_t seq, Json move,
+                         TableTime now, Outbox& out) {
+  bot_thinking_ = false;
+  const bool current = status_ == RoomStatus::kPlaying && seq == seq_ && !engine_busy() &&
+                       seat >= 0 && seat < setup_.seats && seats_[static_cast<std::size_t>(seat)] &&
+                       seats_[static_cast<std::size_t>(seat)]->bot.get() == bot;
+  if (!current) return schedule_bots(now);
+  if (!accept_move(seat, std::move(move), MoveBy::kBot, nullptr, now, out)) {
+    seats_[static_cast<std::size_t>(seat)]->bot.reset();  // a bot that breaks the rules stops
+  }
+}
+
+void Table::bots_observe(std::string_view events) {
+  Json parsed;
+  for (auto& occupant : seats_) {
+    if (!occupant || !occupant->bot || !occupant->bot->observes()) continue;
+    if (parsed.is_null()) parsed = Json::parse(events, nullptr, false);
+    occupant->bot->observe(parsed);
   }
 }
 

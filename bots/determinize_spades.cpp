@@ -1,0 +1,85 @@
+// Spades worlds: the 52 cards less the seat's hand and the cards played this hand, dealt to the
+// other three by their hand counts, no seat getting a suit it failed to follow; the hand is
+// then replayed (looks, bids, plays) from the deal.
+#include <algorithm>
+#include <array>
+
+#include "bots/determinize.h"
+#include "bots/hidden_deal.h"
+#include "bots/trick_history.h"
+#include "bots/view_reading.h"
+#include "games/core/deck.h"
+#include "games/spades/spades.h"
+
+namespace parlor::bots {
+namespace {
+
+using spades::SpadesGame;
+
+Json spades_move(const Json& event) {
+  const std::string type = event.value("type", "");
+  if (type == "look") return {{"action", "look"}};
+  if (type != "bid") return nullptr;
+  const Json& bid = field(event, "bid");
+  if (bid == "blind_nil") return {{"action", "bid"}, {"blind_nil", true}};
+  if (bid == "nil") return {{"action", "bid"}, {"tricks", 0}};
+  return {{"action", "bid"}, {"tricks", bid}};
+}
+
+bool spades_hand_over(const Game& root, const Game& world) {
+  const auto& start = static_cast<const SpadesGame&>(root);
+  const auto& now = static_cast<const SpadesGame&>(world);
+  return now.finished() || now.phase() == SpadesGame::Phase::kHandOver ||
+         now.hand_number() != start.hand_number();
+}
+
+// Points the seat's team gained over the other team's, squashed into [0, 1]; a hand rarely
+// swings more than 250 points between the teams.
+double spades_reward(const Game& root, const Game& world, Seat seat) {
+  const auto& start = static_cast<const SpadesGame&>(root);
+  const auto& now = static_cast<const SpadesGame&>(world);
+  const int team = tricks::team_of(seat);
+  const int gain =
+      (now.points(team) - start.points(team)) - (now.points(1 - team) - start.points(1 - team));
+  return std::clamp(0.5 + gain / 500.0, 0.0, 1.0);
+}
+
+bool spades_searches(const Json& view) {
+  return view.is_object() && view.value("phase", "") == "play";
+}
+
+}  // namespace
+
+std::unique_ptr<Game> sample_spades_world(const Json& view, std::span<const Json> events,
+                                          Rng& rng) {
+  const Seat you = read_int(view, "you", -1);
+  if (you < 0 || you >= spades::kSeats || !field(view, "hand").is_array()) return nullptr;
+  const CardSet hand = read_cards(field(view, "hand"));
+  const TrickHandHistory history = read_trick_hand(events, spades::kSeats, spades_move);
+
+  CardSet unknown = standard_deck() - hand;
+  for (CardSet played : history.played) unknown.remove_all(played);
+  const auto hands = deal_hands(unknown, field(view, "hand_counts"), you, hand, history.played,
+                                void_cards(history.voids), rng);
+  if (!hands) return nullptr;
+
+  spades::SpadesSetup setup;
+  std::copy_n(hands->begin(), spades::kSeats, setup.hands.begin());
+  setup.dealer = read_int(view, "dealer", 3);
+  setup.hand_number = read_int(view, "hand_number", 1);
+  for (int team = 0; team < tricks::kTeamCount; ++team) {
+    const Json& score = item(field(view, "scores"), static_cast<std::size_t>(team));
+    setup.points[static_cast<std::size_t>(team)] = read_int(score, "points", 0);
+    setup.bags[static_cast<std::size_t>(team)] = read_int(score, "bags", 0);
+  }
+  const Json options = world_options(
+      "spades", {{"target", view.value("target", 500)}, {"blind_nil", view.contains("looked")}});
+  auto world = SpadesGame::create_with_setup(options, setup, rng.next());
+  if (!replay_steps(*world, history.steps) || world->hand(you) != hand) return nullptr;
+  return world;
+}
+
+const IsmctsGame kIsmctsSpades = {sample_spades_world, spades_hand_over, spades_reward,
+                                  spades_searches, 100};
+
+}  // namespace parlor::bots
