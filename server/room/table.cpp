@@ -296,7 +296,14 @@ void Table::begin_game(TableTime now, Outbox& out) {
   moves_in_game_ = 0;
   ++game_number_;
   for (auto& occupant : seats_) {
-    if (occupant && occupant->bot) occupant->bot->reset();  // a new game's history
+    if (!occupant || !occupant->bot) continue;
+    if (occupant->bot.get() == thinking_bot_) {
+      // Still searching the last game: forget it once the answer is back.
+      observe_later_.clear();
+      reset_later_ = true;
+      continue;
+    }
+    occupant->bot->reset();  // a new game's history
   }
   start_seq_ = seq_;
   game_started_ms_ = now.unix_ms;

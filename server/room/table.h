@@ -279,6 +279,11 @@ class Table {
   Rng bot_rng_;
   std::optional<Clock::time_point> bot_due_;
   bool bot_thinking_ = false;  // a BotThink is out: no other bot move until it is answered
+  // The bot thinking off the strand, and the events it is to observe once it answers: it is
+  // not touched here while another thread runs its search (when seats act at once).
+  const bots::Strategy* thinking_bot_ = nullptr;
+  std::vector<Json> observe_later_;
+  bool reset_later_ = false;  // a new game started meanwhile
   struct TurnClock {
     Clock::time_point at;
     UnixMillis at_unix_ms = 0;

@@ -93,6 +93,7 @@ void Table::run_bots(TableTime now, Outbox& out) {
     // The bot sees what its seat sees, nothing more. A searching bot thinks off the strand.
     if (bots::strategy_searches(occupant->bot->name())) {
       bot_thinking_ = true;
+      thinking_bot_ = occupant->bot.get();
       out.bot_think =
           BotThink{occupant->bot, game_->view(s), game_->prompt(s), bot_rng_.next(), seq_, s};
       return;
@@ -108,6 +109,15 @@ void Table::run_bots(TableTime now, Outbox& out) {
 void Table::bot_answered(const bots::Strategy* bot, Seat seat, std::int64_t seq, Json move,
                          TableTime now, Outbox& out) {
   bot_thinking_ = false;
+  thinking_bot_ = nullptr;
+  // What happened while it thought, in order, before its move is judged.
+  for (auto& occupant : seats_) {
+    if (!occupant || occupant->bot.get() != bot) continue;
+    if (reset_later_) occupant->bot->reset();
+    for (const Json& events : observe_later_) occupant->bot->observe(events);
+  }
+  observe_later_.clear();
+  reset_later_ = false;
   const bool current = status_ == RoomStatus::kPlaying && seq == seq_ && !engine_busy() &&
                        seat >= 0 && seat < setup_.seats && seats_[static_cast<std::size_t>(seat)] &&
                        seats_[static_cast<std::size_t>(seat)]->bot.get() == bot;
@@ -122,6 +132,10 @@ void Table::bots_observe(std::string_view events) {
   for (auto& occupant : seats_) {
     if (!occupant || !occupant->bot || !occupant->bot->observes()) continue;
     if (parsed.is_null()) parsed = Json::parse(events, nullptr, false);
+    if (occupant->bot.get() == thinking_bot_) {
+      observe_later_.push_back(parsed);
+      continue;
+    }
     occupant->bot->observe(parsed);
   }
 }
