@@ -290,6 +290,10 @@ export async function createRoom(kind: string, seats: number, options: JsonObjec
     r.epoch = state.epoch; // we sit there: no need to watch when the page opens
     go({ page: 'room', id: reply.room });
     void refreshRooms();
+  } else if (state.createError) {
+    // The refusal is drawn under the create button by now (drawing is synchronous); on a
+    // phone a longer room list above can have pushed it off screen.
+    document.querySelector('[data-testid="create-error"]')?.scrollIntoView({ block: 'nearest' });
   }
 }
 
