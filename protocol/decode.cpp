@@ -227,26 +227,19 @@ Command decode_subscribe_lobby(Reader& reader) {
 }
 Command decode_unsubscribe_lobby(Reader& /*reader*/) { return UnsubscribeLobby{}; }
 
-Command decode_quick_play(Reader& reader) {
-  QuickPlay quick;
-  quick.kind = reader.required_identifier("kind");
-  if (const auto seats = reader.optional_integer("seats", 1, reader.limits().max_seats)) {
-    quick.seats = static_cast<int>(*seats);
-  }
-  quick.options = reader.optional_object("options");
-  return quick;
-}
 Command decode_cancel_quick_play(Reader& /*reader*/) { return CancelQuickPlay{}; }
 Command decode_ping(Reader& /*reader*/) { return Ping{}; }
 
-Command decode_create_room(Reader& reader) {
-  CreateRoom create;
-  create.kind = reader.required_identifier("kind");
+// The table a create_room or quick_play asks for: a kind, a seat count, options.
+template <class TableRequest>
+Command decode_table_request(Reader& reader) {
+  TableRequest request;
+  request.kind = reader.required_identifier("kind");
   if (const auto seats = reader.optional_integer("seats", 1, reader.limits().max_seats)) {
-    create.seats = static_cast<int>(*seats);
+    request.seats = static_cast<int>(*seats);
   }
-  create.options = reader.optional_object("options");
-  return create;
+  request.options = reader.optional_object("options");
+  return request;
 }
 
 Command decode_join_room(Reader& reader) {
@@ -319,7 +312,7 @@ constexpr Decoder kDecoders[] = {
     {"hello", decode_hello},
     {"list_games", decode_list_games},
     {"list_rooms", decode_list_rooms},
-    {"create_room", decode_create_room},
+    {"create_room", decode_table_request<CreateRoom>},
     {"join_room", decode_join_room},
     {"watch_room", decode_watch_room},
     {"leave_room", decode_leave_room},
@@ -332,7 +325,7 @@ constexpr Decoder kDecoders[] = {
     {"get_replay", decode_get_replay},
     {"subscribe_lobby", decode_subscribe_lobby},
     {"unsubscribe_lobby", decode_unsubscribe_lobby},
-    {"quick_play", decode_quick_play},
+    {"quick_play", decode_table_request<QuickPlay>},
     {"cancel_quick_play", decode_cancel_quick_play},
 };
 

@@ -29,36 +29,11 @@ Lobby::Lobby(boost::asio::io_context& io, const ServerConfig& config, Metrics& m
 
 std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
                                          const protocol::CreateRoom& request, Refusal& refusal) {
-  const GameInfo* info = find_game(request.kind);
-  if (!info) {
-    refusal = {ErrorCode::kUnknownGame, "no game of kind " +
-                                            protocol::quote_client_text(request.kind, 32) +
-                                            "; list_games names them"};
-    return nullptr;
-  }
-  // Room options ride along with the game's options; split them off first.
-  Json game_options = request.options;
   TableSetup setup;
-  if (auto error = extract_room_options(game_options, config_.dev, setup.options)) {
-    refusal = {ErrorCode::kBadOptions, std::move(*error)};
+  if (auto refused = check_table(request, config_.dev, /*room_options=*/true, setup)) {
+    refusal = std::move(*refused);
     return nullptr;
   }
-  const int seats = request.seats.value_or(info->default_seats);
-  if (seats < info->min_seats || seats > info->max_seats) {
-    refusal = {ErrorCode::kBadOptions, info->name + " is played by " +
-                                           std::to_string(info->min_seats) + " to " +
-                                           std::to_string(info->max_seats) + " players"};
-    return nullptr;
-  }
-  std::string error;
-  auto normalized = normalize_options(info->options, game_options, error);
-  if (!normalized) {
-    refusal = {ErrorCode::kBadOptions, error};
-    return nullptr;
-  }
-  setup.game = info;
-  setup.seats = seats;
-  setup.game_options = std::move(*normalized);
   setup.creator = creator;
 
   std::lock_guard lock(mutex_);
@@ -81,6 +56,39 @@ std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
   creator->change_open_rooms_created(+1);
   if (created_) created_(id);
   return room;
+}
+
+std::optional<Lobby::Refusal> Lobby::check_table(const protocol::CreateRoom& request,
+                                                 bool allow_seed, bool room_options,
+                                                 TableSetup& setup) {
+  const GameInfo* info = find_game(request.kind);
+  if (!info) {
+    return Refusal{ErrorCode::kUnknownGame, "no game of kind " +
+                                                protocol::quote_client_text(request.kind, 32) +
+                                                "; list_games names them"};
+  }
+  // Room options ride along with the game's options; split them off first.
+  Json game_options = request.options;
+  if (auto error = extract_room_options(game_options, allow_seed, setup.options)) {
+    return Refusal{ErrorCode::kBadOptions, std::move(*error)};
+  }
+  if (!room_options && game_options.size() != request.options.size()) {
+    return Refusal{ErrorCode::kBadOptions, "these tables use the default room options; only " +
+                                               info->name + "'s own options may be chosen"};
+  }
+  const int seats = request.seats.value_or(info->default_seats);
+  if (seats < info->min_seats || seats > info->max_seats) {
+    return Refusal{ErrorCode::kBadOptions, info->name + " is played by " +
+                                               std::to_string(info->min_seats) + " to " +
+                                               std::to_string(info->max_seats) + " players"};
+  }
+  std::string error;
+  auto normalized = normalize_options(info->options, game_options, error);
+  if (!normalized) return Refusal{ErrorCode::kBadOptions, error};
+  setup.game = info;
+  setup.seats = seats;
+  setup.game_options = std::move(*normalized);
+  return std::nullopt;
 }
 
 RoomHooks Lobby::hooks() {

@@ -32,6 +32,12 @@ class Lobby {
   // and registers a new room created by `creator` (not yet seated).
   std::shared_ptr<Room> create_room(const std::shared_ptr<Player>& creator,
                                     const protocol::CreateRoom& request, Refusal& refusal);
+  // The table `request` asks for, checked as create_room checks it: the kind, the seat count,
+  // the game's options (normalized into setup.game_options) and the room options that ride
+  // along with them (into setup.options; `seed` only when `allow_seed`, none at all unless
+  // `room_options`). Fills setup's game, seats, game_options and options.
+  static std::optional<Refusal> check_table(const protocol::CreateRoom& request, bool allow_seed,
+                                            bool room_options, TableSetup& setup);
   std::shared_ptr<Room> find(const std::string& id) const;
 
   std::vector<protocol::RoomSummary> list_rooms() const;  // public rooms only

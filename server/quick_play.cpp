@@ -1,10 +1,7 @@
 #include "server/quick_play.h"
 
-#include "games/registry.h"
 #include "protocol/encode.h"
-#include "protocol/text.h"
 #include "server/log.h"
-#include "server/room/room_options.h"
 
 namespace parlor::server {
 
@@ -47,32 +44,14 @@ QuickPlay::QuickPlay(Lobby& lobby, std::chrono::milliseconds bots_after)
 std::optional<QuickPlay::Refusal> QuickPlay::check(const std::shared_ptr<Player>& player,
                                                    const protocol::QuickPlay& request,
                                                    Matchmaker::Wish& wish) const {
-  const GameInfo* game = find_game(request.kind);
-  if (!game) {
-    return Refusal{ErrorCode::kUnknownGame, "no game of kind " +
-                                                protocol::quote_client_text(request.kind, 32) +
-                                                "; list_games names them"};
-  }
-  const int seats = request.seats.value_or(game->default_seats);
-  if (seats < game->min_seats || seats > game->max_seats) {
-    return Refusal{ErrorCode::kBadOptions, game->name + " is played by " +
-                                               std::to_string(game->min_seats) + " to " +
-                                               std::to_string(game->max_seats) + " players"};
-  }
   // Quick-play tables are public, with the default room options: only the game's own
   // options may be chosen.
-  Json game_options = request.options;
-  RoomOptions room_options;
-  if (auto error = extract_room_options(game_options, false, room_options)) {
-    return Refusal{ErrorCode::kBadOptions, std::move(*error)};
+  TableSetup setup;
+  if (auto refused =
+          Lobby::check_table(protocol::CreateRoom{request.kind, request.seats, request.options},
+                             /*allow_seed=*/false, /*room_options=*/false, setup)) {
+    return refused;
   }
-  if (game_options.size() != request.options.size()) {
-    return Refusal{ErrorCode::kBadOptions, "quick-play tables use the default room options; only " +
-                                               game->name + "'s own options may be chosen"};
-  }
-  std::string error;
-  auto normalized = normalize_options(game->options, game_options, error);
-  if (!normalized) return Refusal{ErrorCode::kBadOptions, error};
   for (const std::string& room : player->rooms()) {
     const auto summary = lobby_.summary_of(room);
     if (summary && holds_a_seat(*summary, player->id())) {
@@ -80,7 +59,7 @@ std::optional<QuickPlay::Refusal> QuickPlay::check(const std::shared_ptr<Player>
                                                     "); finish or leave it before quick play"};
     }
   }
-  wish = Matchmaker::Wish{game, seats, std::move(*normalized)};
+  wish = Matchmaker::Wish{setup.game, setup.seats, std::move(setup.game_options)};
   return std::nullopt;
 }
 

@@ -30,10 +30,7 @@ class QuickPlay {
 
   QuickPlay(Lobby& lobby, std::chrono::milliseconds bots_after);
 
-  struct Refusal {
-    protocol::ErrorCode code;
-    std::string message;
-  };
+  using Refusal = Lobby::Refusal;
   // Queues `player` and answers `re` with its standing, or refuses (nothing changed then).
   std::optional<Refusal> enqueue(const std::shared_ptr<Player>& player,
                                  const protocol::QuickPlay& request, const Json& re);

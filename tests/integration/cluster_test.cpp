@@ -87,6 +87,23 @@ struct Table {
   int reconnects = 0;
 };
 
+// Says hello as `name` on `client` and opens a Big Two room there (a long grace) with greedy
+// bots in seats 1 to 3, recording its room and token in `table`. Returns what went wrong, or
+// nothing.
+std::string open_table_with_bots(TestClient& client, const std::string& name, Table& table) {
+  table.token = client.hello(name)["token"];
+  const Json created =
+      client.request({{"type", "create_room"}, {"kind", "bigtwo"}, {"options", {{"grace", 600}}}});
+  if (created["type"] != "room_created") return "create_room: " + created.dump();
+  table.room = created["room"];
+  for (int seat = 1; seat < 4; ++seat) {
+    const Json added = client.request(
+        {{"type", "add_bot"}, {"room", table.room}, {"seat", seat}, {"strategy", "greedy"}});
+    if (added["type"] != "ok") return "add_bot: " + added.dump();
+  }
+  return "";
+}
+
 class Cluster {
  public:
   Cluster(const fs::path& dir, const std::string& store_url, const std::string& redis_url) {
@@ -414,21 +431,10 @@ TEST(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
   for (int n = 0; n < kNodes; ++n) {
     for (int r = 0; r < kRoomsPerNode; ++r) {
       TestClient client("127.0.0.1", cluster.node(n).port());
-      const Json welcome = client.hello("p" + std::to_string(n) + std::to_string(r));
       Table table;
-      table.token = welcome["token"];
       table.home_node = n;
-      const Json created = client.request(
-          {{"type", "create_room"}, {"kind", "bigtwo"}, {"options", {{"grace", 600}}}});
-      ASSERT_EQ(created["type"], "room_created") << created;
-      table.room = created["room"];
-      for (int seat = 1; seat < 4; ++seat) {
-        ASSERT_EQ(client.request({{"type", "add_bot"},
-                                  {"room", table.room},
-                                  {"seat", seat},
-                                  {"strategy", "greedy"}})["type"],
-                  "ok");
-      }
+      ASSERT_EQ(open_table_with_bots(client, "p" + std::to_string(n) + std::to_string(r), table),
+                "");
       tables.push_back(std::move(table));
     }
   }
@@ -703,20 +709,8 @@ TEST(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
   std::vector<Table> tables;
   for (int t = 0; t < kTables; ++t) {
     TestClient client("127.0.0.1", proxy);
-    const Json welcome = client.hello("chaos" + std::to_string(t));
     Table table;
-    table.token = welcome["token"];
-    const Json created = client.request(
-        {{"type", "create_room"}, {"kind", "bigtwo"}, {"options", {{"grace", 600}}}});
-    ASSERT_EQ(created["type"], "room_created") << created;
-    table.room = created["room"];
-    for (int seat = 1; seat < 4; ++seat) {
-      ASSERT_EQ(client.request({{"type", "add_bot"},
-                                {"room", table.room},
-                                {"seat", seat},
-                                {"strategy", "greedy"}})["type"],
-                "ok");
-    }
+    ASSERT_EQ(open_table_with_bots(client, "chaos" + std::to_string(t), table), "");
     ASSERT_EQ(client.request({{"type", "start"}, {"room", table.room}})["type"], "ok");
     tables.push_back(std::move(table));
   }
