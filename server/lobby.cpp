@@ -54,7 +54,7 @@ std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
   auto room = std::make_shared<Room>(io_, std::move(setup), store_, config_, metrics_, hooks());
   rooms_[id] = Entry{room, nullptr, is_private, epoch};
   creator->change_open_rooms_created(+1);
-  if (created_) created_(id);
+  if (cluster_events_.created) cluster_events_.created(id);
   return room;
 }
 
@@ -93,20 +93,35 @@ std::optional<Lobby::Refusal> Lobby::check_table(const protocol::CreateRoom& req
 
 RoomHooks Lobby::hooks() {
   return RoomHooks{
-      [this](const std::string& room, std::shared_ptr<const protocol::RoomSummary> summary) {
-        std::lock_guard inner(mutex_);
-        if (auto it = rooms_.find(room); it != rooms_.end())
-          it->second.summary = std::move(summary);
-      },
-      [](const std::shared_ptr<Player>& player, int delta) {
-        player->change_open_rooms_created(delta);
-      },
-      [this](const std::string& id, const Room* room) {
-        std::lock_guard inner(mutex_);
-        if (auto it = rooms_.find(id); it != rooms_.end() && it->second.room.get() == room) {
-          rooms_.erase(it);
-        }
-      }};
+      .summary_changed =
+          [this](const std::string& room, std::shared_ptr<const protocol::RoomSummary> summary) {
+            std::lock_guard inner(mutex_);
+            if (auto it = rooms_.find(room); it != rooms_.end())
+              it->second.summary = std::move(summary);
+          },
+      .open_rooms_changed = [](const std::shared_ptr<Player>& player,
+                               int delta) { player->change_open_rooms_created(delta); },
+      .removed =
+          [this](const std::string& id, const Room* room) {
+            std::lock_guard inner(mutex_);
+            if (auto it = rooms_.find(id); it != rooms_.end() && it->second.room.get() == room) {
+              rooms_.erase(it);
+            }
+          },
+      .watcher_changed =
+          [this](const std::string& room, const WatcherChange& change) {
+            // Set once before any room exists (set_cluster at start), read-only after.
+            if (cluster_events_.watcher_changed) {
+              cluster_events_.watcher_changed(room, change.player, change.watching);
+            }
+          },
+      .stalled =
+          [this](const std::string& id, const Room* room) {
+            std::lock_guard inner(mutex_);
+            if (auto it = rooms_.find(id); it != rooms_.end() && it->second.room.get() == room) {
+              it->second.stalled = true;
+            }
+          }};
 }
 
 int Lobby::restore(const LoadedState& stored, Identity& identity) {
@@ -117,7 +132,8 @@ int Lobby::restore(const LoadedState& stored, Identity& identity) {
   return frozen;
 }
 
-bool Lobby::restore_one(const LoadedRoom& loaded, std::int64_t epoch, Identity& identity) {
+bool Lobby::restore_one(const LoadedRoom& loaded, std::int64_t epoch, Identity& identity,
+                        const std::vector<std::string>& spectators) {
   const RoomRecord& r = loaded.room;
   const GameInfo* info = find_game(r.kind);
   if (!info) {
@@ -148,29 +164,36 @@ bool Lobby::restore_one(const LoadedRoom& loaded, std::int64_t epoch, Identity& 
   setup.owner = node_id_;
   if (r.creator_id) setup.creator = identity.find(*r.creator_id);
   auto room = std::make_shared<Room>(io_, std::move(setup), store_, config_, metrics_, hooks());
-  const bool identical = room->restore(loaded, identity);
+  const bool identical = room->restore(loaded, identity, spectators);
+  std::shared_ptr<Room> replaced;  // cluster mode: a stalled room loaded again
   {
     std::lock_guard lock(mutex_);
-    rooms_[r.id] = Entry{room, nullptr, room->is_private(), epoch};
+    Entry& entry = rooms_[r.id];
+    replaced = std::move(entry.room);
+    entry = Entry{room, nullptr, room->is_private(), epoch};
   }
+  if (replaced) replaced->shutdown();
   room->resume_after_restore();
   return identical;
 }
 
-void Lobby::set_cluster(std::string node_id, std::function<void(const std::string& room)> created) {
+void Lobby::set_cluster(std::string node_id, ClusterRoomEvents events) {
   node_id_ = std::move(node_id);
-  created_ = std::move(created);
+  cluster_events_ = std::move(events);
 }
 
-bool Lobby::adopt(const LoadedRoom& stored, std::int64_t epoch, Identity& identity) {
-  return restore_one(stored, epoch, identity);
+bool Lobby::adopt(const LoadedRoom& stored, std::int64_t epoch, Identity& identity,
+                  const std::vector<std::string>& spectators) {
+  return restore_one(stored, epoch, identity, spectators);
 }
 
 std::vector<std::pair<std::string, std::int64_t>> Lobby::held_rooms() const {
   std::vector<std::pair<std::string, std::int64_t>> out;
   std::lock_guard lock(mutex_);
   out.reserve(rooms_.size());
-  for (const auto& [id, entry] : rooms_) out.emplace_back(id, entry.epoch);
+  for (const auto& [id, entry] : rooms_) {
+    if (!entry.stalled) out.emplace_back(id, entry.epoch);
+  }
   return out;
 }
 

@@ -20,6 +20,16 @@
 
 namespace parlor::server {
 
+// What a cluster's directory learns of the rooms held on this node (cluster mode).
+struct ClusterRoomEvents {
+  // A room was created here (at epoch 1).
+  std::function<void(const std::string& room)> created;
+  // A spectator started or stopped watching a room held here: kept so that a node taking the
+  // room over gives them their place back.
+  std::function<void(const std::string& room, const std::string& player, bool watching)>
+      watcher_changed;
+};
+
 class Lobby {
  public:
   Lobby(boost::asio::io_context& io, const ServerConfig& config, Metrics& metrics);
@@ -55,13 +65,17 @@ class Lobby {
   // Rebuilds every stored unfinished room; returns how many were frozen.
   int restore(const LoadedState& stored, Identity& identity);
 
-  // Cluster mode: rooms created here belong to node `node_id` at epoch 1, and `created` is
-  // told of each (it registers the room in the cluster's directory).
-  void set_cluster(std::string node_id, std::function<void(const std::string& room)> created);
-  // Serves a room taken over from another node, owned now at `epoch`. Returns false when its
-  // game no longer replays identically (the room is then frozen, but held).
-  bool adopt(const LoadedRoom& stored, std::int64_t epoch, Identity& identity);
-  // The rooms held here and their epochs (cluster mode).
+  // Cluster mode: rooms created here belong to node `node_id` at epoch 1, and the directory
+  // learns what it keeps of them through `events`.
+  void set_cluster(std::string node_id, ClusterRoomEvents events);
+  // Serves a room taken over from another node, owned now at `epoch`, with the spectators
+  // the directory kept (ids known to `identity`). Returns false when its game no longer
+  // replays identically (the room is then frozen, but held).
+  bool adopt(const LoadedRoom& stored, std::int64_t epoch, Identity& identity,
+             const std::vector<std::string>& spectators);
+  // The rooms held here and their epochs (cluster mode). A room stalled by a failed write is
+  // not held: the node loads it again from the store, as it would an orphan, once the store
+  // answers (adopt() then replaces it).
   std::vector<std::pair<std::string, std::int64_t>> held_rooms() const;
   // Another node serves `room` now: its members are told and it is removed here.
   void let_go(const std::string& room, const std::string& new_node);
@@ -72,9 +86,11 @@ class Lobby {
     std::shared_ptr<const protocol::RoomSummary> summary;
     bool is_private = false;
     std::int64_t epoch = 0;  // cluster mode: this node's epoch of ownership
+    bool stalled = false;    // cluster mode: a write failed; to be loaded again
   };
   // Builds, restores and registers one stored room; returns whether it replayed identically.
-  bool restore_one(const LoadedRoom& stored, std::int64_t epoch, Identity& identity);
+  bool restore_one(const LoadedRoom& stored, std::int64_t epoch, Identity& identity,
+                   const std::vector<std::string>& spectators = {});
   void sweep();
   void arm_sweeper();
   RoomHooks hooks();
@@ -89,7 +105,7 @@ class Lobby {
   std::optional<Clock::time_point> last_prune_;  // the store's replay retention, hourly
   std::atomic<bool> stopped_{false};
   std::string node_id_;  // cluster mode: this node; empty on a single server
-  std::function<void(const std::string& room)> created_;
+  ClusterRoomEvents cluster_events_;
 };
 
 }  // namespace parlor::server

@@ -381,8 +381,12 @@ void ServerState::start_cluster(const std::string& advertise) {
                                            identity_, metrics_);
   links_ = std::make_unique<ClusterLinks>(
       io_, *this, *cluster_, cluster_store_->link_secret(random_hex(32)), config_.lease);
-  lobby_.set_cluster(cluster_->self().id,
-                     [this](const std::string& room) { cluster_->room_created(room); });
+  lobby_.set_cluster(
+      cluster_->self().id,
+      ClusterRoomEvents{[this](const std::string& room) { cluster_->room_created(room); },
+                        [this](const std::string& room, const std::string& player, bool watching) {
+                          cluster_->watcher_changed(room, player, watching);
+                        }});
   cluster_->start();
 }
 

@@ -87,6 +87,35 @@ void ClusterNode::room_created(const std::string& room) {
   wake_.notify_all();
 }
 
+void ClusterNode::watcher_changed(const std::string& room, const std::string& player,
+                                  bool watching) {
+  {
+    std::lock_guard lock(mutex_);
+    watchers_.push_back({room, player, watching});
+  }
+  wake_.notify_all();
+}
+
+std::string ClusterNode::watchers_key(const std::string& room) const {
+  return options_.key_prefix + "watchers:" + room;
+}
+
+void ClusterNode::record_watchers(const std::deque<Watcher>& changes) {
+  for (const Watcher& change : changes) {
+    try {
+      const std::string key = watchers_key(change.room);
+      redis_->command({change.watching ? "SADD" : "SREM", key, change.player});
+      // Kept a day, like a player's edge: longer than any game, and the sets of rooms that
+      // ended expire on their own.
+      if (change.watching) redis_->command({"EXPIRE", key, "86400"});
+    } catch (const RedisError& error) {
+      // A spectator place is not the game: if the room moves before Redis is back, this
+      // spectator watches again by watch_room.
+      redis_failures().info(std::string("cluster: cannot record a spectator: ") + error.what());
+    }
+  }
+}
+
 template <typename Body>
 auto ClusterNode::with_shared_redis(Body body) {
   std::lock_guard lock(locate_mutex_);
@@ -195,10 +224,12 @@ void ClusterNode::run() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     wake_.wait_until(lock, std::min(next_pass, next_publish),
-                     [&] { return stopping_ || !created_.empty(); });
+                     [&] { return stopping_ || !created_.empty() || !watchers_.empty(); });
     if (stopping_) break;
     std::deque<std::string> created;
     created.swap(created_);
+    std::deque<Watcher> watchers;
+    watchers.swap(watchers_);
     lock.unlock();
     for (const std::string& room : created) {
       try {
@@ -213,6 +244,7 @@ void ClusterNode::run() {
         redis_failures().info(std::string("cluster: Redis: ") + error.what());
       }
     }
+    record_watchers(watchers);
     if (SteadyClock::now() >= next_pass) {
       pass();
       next_pass = SteadyClock::now() + period;
@@ -294,13 +326,28 @@ void ClusterNode::take_over(const std::string& room, const std::string& dead_own
                             std::int64_t store_epoch) {
   const auto started = SteadyClock::now();
   const auto epoch = ownership_->claim(room, store_epoch);
-  if (!epoch) return;  // a live node has it (another claimant won)
+  // A room of this node stalled by a failed write (Lobby::held_rooms leaves it out) that
+  // another node serves now, or that ended meanwhile, is let go here.
+  const auto let_go_stalled = [&] {
+    if (dead_owner == options_.self.id) lobby_.let_go(room, "");
+  };
+  if (!epoch) return let_go_stalled();  // a live node has it (another claimant won)
   // From this commit on, the old owner cannot store a single write for the room.
   if (!postgres_.fence(room, options_.self.id, *epoch)) {
     ownership_->release(room, *epoch);  // finished meanwhile, or fenced by someone newer
-    return;
+    return let_go_stalled();
   }
-  auto taken = postgres_.load_room(room);
+  // The spectators the directory kept for the room: a spectator place is not worth stopping
+  // the takeover for, so without Redis they watch again by watch_room.
+  std::vector<std::string> spectators;
+  try {
+    for (const RedisReply& id : redis_->command({"SMEMBERS", watchers_key(room)}).elements) {
+      spectators.push_back(id.text);
+    }
+  } catch (const RedisError& error) {
+    redis_failures().info(std::string("cluster: cannot read a room's spectators: ") + error.what());
+  }
+  auto taken = postgres_.load_room(room, spectators);
   if (!taken) {
     ownership_->release(room, *epoch);
     return;
@@ -312,7 +359,7 @@ void ClusterNode::take_over(const std::string& room, const std::string& dead_own
         identity_.restore(std::make_shared<Player>(p.id, p.name, p.token_hash));
       }
     }
-    const bool identical = lobby_.adopt(taken.room, epoch, identity_);
+    const bool identical = lobby_.adopt(taken.room, epoch, identity_, taken.spectators);
     if (options_.adopted) {
       std::vector<std::string> players;
       for (const PlayerRecord& p : taken.players) players.push_back(p.id);
@@ -321,10 +368,13 @@ void ClusterNode::take_over(const std::string& room, const std::string& dead_own
     metrics_.cluster_rooms_taken_over.fetch_add(1, std::memory_order_relaxed);
     const auto ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - started).count();
-    log_info("cluster: room " + taken.room.room.id + " taken over from node \"" + dead_owner +
-             "\" at epoch " + std::to_string(epoch) + ": " +
-             std::to_string(taken.room.moves.size()) + " moves replayed in " + std::to_string(ms) +
-             " ms" + (identical ? "" : "; it no longer replays, frozen"));
+    log_info("cluster: room " + taken.room.room.id +
+             (dead_owner == options_.self.id ? std::string(" loaded again from the store")
+                                             : " taken over from node \"" + dead_owner + "\"") +
+             " at epoch " + std::to_string(epoch) + ": " + std::to_string(taken.room.moves.size()) +
+             " moves replayed in " + std::to_string(ms) + " ms, " +
+             std::to_string(taken.spectators.size()) + " spectators kept" +
+             (identical ? "" : "; it no longer replays, frozen"));
   });
 }
 

@@ -47,7 +47,7 @@ struct ClusterOptions {
   // Rooms taken over per pass (the rest wait for the next pass, a third of a lease later).
   int takeover_batch = 256;
   // A room taken over is served here now (called on an I/O thread, with the ids of the
-  // players it seats): they are invited to resume it.
+  // players it seats and of its spectators): they are invited to resume it.
   std::function<void(const std::string& room, std::vector<std::string> players)> adopted;
 };
 
@@ -75,6 +75,10 @@ class ClusterNode {
   const NodeInfo& self() const { return options_.self; }
   // A room was created here (at epoch 1): recorded in the directory by the node's thread.
   void room_created(const std::string& room);
+  // A spectator started or stopped watching a room held here: recorded in the directory
+  // (`{prefix}watchers:{room}`, a set of player ids) by the node's thread, in order, so that
+  // a node taking the room over gives the spectators their places back.
+  void watcher_changed(const std::string& room, const std::string& player, bool watching);
   // Where a room not held here lives, or nullopt when the directory does not know it.
   // Blocking (one or two Redis round trips): call it off the I/O threads.
   std::optional<RoomLocation> locate(const std::string& room);
@@ -92,6 +96,12 @@ class ClusterNode {
   std::vector<nlohmann::json> remote_rooms();
 
  private:
+  struct Watcher {
+    std::string room;
+    std::string player;
+    bool watching = false;
+  };
+
   void run();
   // One pass: heartbeat, directory updates, then (unless quiet) takeovers.
   void pass();
@@ -100,6 +110,9 @@ class ClusterNode {
   void reassert_held();
   void take_over_orphans();
   void take_over(const std::string& room, const std::string& dead_owner, std::int64_t epoch);
+  // Records spectator places in the directory (node thread).
+  void record_watchers(const std::deque<Watcher>& changes);
+  std::string watchers_key(const std::string& room) const;
   // Publishes this node's public rooms (what changed since the last time) for other nodes'
   // lobbies: `{prefix}lobby:{node}`, a hash of room id -> summary JSON.
   void publish_rooms();
@@ -126,6 +139,7 @@ class ClusterNode {
   std::condition_variable wake_;
   bool stopping_ = false;
   std::deque<std::string> created_;  // rooms to record in the directory
+  std::deque<Watcher> watchers_;     // spectator places to record in the directory
   std::thread thread_;
 
   // Node thread only.

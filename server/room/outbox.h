@@ -50,6 +50,14 @@ struct MembershipChange {
   bool member = false;
 };
 
+// A spectator started or stopped watching (by request: not when the room goes). In cluster
+// mode the directory keeps the room's spectators, so that a node taking the room over gives
+// them their places back (docs/ARCHITECTURE.md, "Cluster mode").
+struct WatcherChange {
+  std::string player;
+  bool watching = false;
+};
+
 // A call to the rules engine of an external game (server/engine/), to make off the strand;
 // its answer goes back to Table::engine_answered with `id`.
 struct EngineRequest {
@@ -75,6 +83,7 @@ struct Outbox {
   std::vector<Delivery> deliveries;  // in order
   std::vector<StoreWrite> writes;    // in order, before the deliveries' later writes
   std::vector<MembershipChange> memberships;
+  std::vector<WatcherChange> watchers;
   // The room's lobby summary changed: the new one.
   std::shared_ptr<const protocol::RoomSummary> summary;
   // +1 / -1: the room now counts / no longer counts toward its creator's open rooms.
@@ -85,23 +94,28 @@ struct Outbox {
   bool remove = false;
   std::optional<EngineRequest> engine_call;
   std::optional<BotThink> bot_think;
+  // Cluster mode: a write failed and the table stopped (Table::stall); the node loads the
+  // room again from the store once it answers.
+  bool store_stalled = false;
 
   bool empty() const {
-    return deliveries.empty() && writes.empty() && memberships.empty() && !summary &&
-           open_rooms_delta == 0 && !accepted_move_received && !remove && !engine_call &&
-           !bot_think;
+    return deliveries.empty() && writes.empty() && memberships.empty() && watchers.empty() &&
+           !summary && open_rooms_delta == 0 && !accepted_move_received && !remove &&
+           !engine_call && !bot_think && !store_stalled;
   }
   // Empties it, keeping the vectors' capacity (one outbox is reused from call to call).
   void clear() {
     deliveries.clear();
     writes.clear();
     memberships.clear();
+    watchers.clear();
     summary.reset();
     open_rooms_delta = 0;
     accepted_move_received.reset();
     remove = false;
     engine_call.reset();
     bot_think.reset();
+    store_stalled = false;
   }
 };
 

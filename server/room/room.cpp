@@ -142,10 +142,17 @@ void Room::shutdown() {
   });
 }
 
-bool Room::restore(const LoadedRoom& stored, Identity& identity) {
-  return table_.restore(
+bool Room::restore(const LoadedRoom& stored, Identity& identity,
+                   const std::vector<std::string>& spectators) {
+  const bool identical = table_.restore(
       stored, [&](const std::string& player_id) { return identity.find(player_id); },
       TableTime::now());
+  std::vector<std::shared_ptr<Player>> watching;
+  for (const std::string& id : spectators) {
+    if (auto player = identity.find(id)) watching.push_back(std::move(player));
+  }
+  table_.restore_spectators(watching);
+  return identical;
 }
 
 void Room::resume_after_restore() {
@@ -167,6 +174,9 @@ void Room::carry_out(Outbox& out) {
       change.player->remove_room(id_);
     }
   }
+  if (hooks_.watcher_changed) {
+    for (const WatcherChange& change : out.watchers) hooks_.watcher_changed(id_, change);
+  }
   if (out.open_rooms_delta != 0 && creator_) {
     hooks_.open_rooms_changed(creator_, out.open_rooms_delta);
   }
@@ -187,6 +197,7 @@ void Room::carry_out(Outbox& out) {
                                       Clock::now() - *out.accepted_move_received)
                                       .count());
   }
+  if (out.store_stalled && hooks_.stalled) hooks_.stalled(id_, this);
   if (out.engine_call) call_engine(std::move(*out.engine_call));
   if (out.bot_think) think(std::move(*out.bot_think));
   if (out.remove) {

@@ -34,6 +34,12 @@ struct RoomHooks {
   // The room has ended its life here (swept, or let go to another node): the directory
   // drops it, if `room` is still the one it holds under that id.
   std::function<void(const std::string& id, const Room* room)> removed;
+  // A spectator started or stopped watching (cluster mode: the directory keeps them). May be
+  // empty.
+  std::function<void(const std::string& room, const WatcherChange& change)> watcher_changed;
+  // Cluster mode: a write failed and the room stopped; the directory stops counting it as
+  // held so that the node loads it again from the store once it answers. May be empty.
+  std::function<void(const std::string& id, const Room* room)> stalled;
 };
 
 class Room : public std::enable_shared_from_this<Room> {
@@ -66,7 +72,10 @@ class Room : public std::enable_shared_from_this<Room> {
   void shutdown();
   // Rebuilds the room from its stored record and moves (before anyone can reach it).
   // Returns false when the game no longer replays identically: the room is then frozen.
-  bool restore(const LoadedRoom& stored, Identity& identity);
+  // `spectators`: cluster mode, the ids of the room's spectators the directory kept (each
+  // known to `identity`): they get their places back when they resume.
+  bool restore(const LoadedRoom& stored, Identity& identity,
+               const std::vector<std::string>& spectators = {});
   // After restore() and registration: restarts grace periods, clocks and bots.
   void resume_after_restore();
 

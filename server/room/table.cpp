@@ -70,7 +70,9 @@ void Table::join(const Caller& caller, std::optional<int> seat, bool creating, T
     seat = static_cast<int>(free - seats_.begin());
   }
   // A spectator who takes a seat stops watching.
-  std::erase_if(spectators_, [&](const Spectator& s) { return s.player == caller.player; });
+  if (std::erase_if(spectators_, [&](const Spectator& s) { return s.player == caller.player; })) {
+    out.watchers.push_back({caller.player->id(), false});
+  }
   seats_[static_cast<std::size_t>(*seat)] =
       Occupant{caller.player, caller.player->name(), true, nullptr, std::nullopt};
   out.memberships.push_back({caller.player, true});
@@ -91,6 +93,7 @@ void Table::watch(const Caller& caller, TableTime now, Outbox& out) {
   } else {
     spectators_.push_back({caller.player, true});
     out.memberships.push_back({caller.player, true});
+    out.watchers.push_back({caller.player->id(), true});
   }
   reply(caller, protocol::encode_watching(caller.re, id()), out);
   publish_room(out);
@@ -103,6 +106,7 @@ void Table::leave(const Caller& caller, TableTime now, Outbox& out) {
                                 [&](const Spectator& s) { return s.player == caller.player; });
   if (spectator != spectators_.end()) {
     spectators_.erase(spectator);
+    out.watchers.push_back({caller.player->id(), false});
   } else if (auto seat = seat_of(*caller.player)) {
     auto& occupant = seats_[static_cast<std::size_t>(*seat)];
     if (status_ == RoomStatus::kPlaying) {
@@ -202,6 +206,10 @@ void Table::move(const Caller& caller, Json move, std::optional<std::int64_t> se
       return reply_error(caller, ErrorCode::kGameOver,
                          "the game is over; start a rematch to play again", out);
     case RoomStatus::kFrozen:
+      if (store_stalled_) {
+        return reply_error(caller, ErrorCode::kNotAllowed,
+                           "the game is paused until its store answers again", out);
+      }
       return reply_error(caller, ErrorCode::kNotAllowed,
                          "this game was stopped and cannot be played on", out);
     case RoomStatus::kPlaying:

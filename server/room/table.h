@@ -87,8 +87,11 @@ class Table {
 
   const std::string& id() const { return setup_.id; }
   bool is_private() const { return setup_.options.is_private; }
-  // kPaused while the room's rules engine (an external game) is not answering.
-  RoomStatus status() const { return engine_paused_ ? RoomStatus::kPaused : status_; }
+  // kPaused while the room's rules engine (an external game) is not answering, or while a
+  // room of a cluster waits for its store (stall()).
+  RoomStatus status() const {
+    return engine_paused_ || store_stalled_ ? RoomStatus::kPaused : status_;
+  }
   std::int64_t seq() const { return seq_; }
   const Game* game() const { return game_.get(); }
   const WriteAheadGate& gate() const { return gate_; }
@@ -153,6 +156,10 @@ class Table {
   bool restore(const LoadedRoom& stored,
                const std::function<std::shared_ptr<Player>(const std::string&)>& find_player,
                TableTime now);
+  // Cluster mode, after restore(): the spectators the cluster's directory kept for the room
+  // join as absent spectators (a seated player stays seated only), to get their places back
+  // when they resume.
+  void restore_spectators(const std::vector<std::shared_ptr<Player>>& players);
   // After restore(): open-room count, grace periods, clocks and bots for the recovered state.
   void resume_after_restore(TableTime now, Outbox& out);
 
@@ -181,6 +188,10 @@ class Table {
   void after_accepted(std::string_view events, TableTime now, Outbox& out);
   void finish_game(TableTime now, Outbox& out);
   void freeze(std::string_view why, Outbox& out);
+  // Cluster mode: a write failed. The game stops here, as when frozen, but for players it is
+  // paused: the node loads the room again from the store once it answers (out.store_stalled)
+  // and the game goes on from its last stored move.
+  void stall(Outbox& out);
   void count_open(bool open, Outbox& out);
 
   // table_engine.cpp: an external game's moves go to its engine first (games/external/).
@@ -297,6 +308,9 @@ class Table {
   std::deque<QueuedMove> engine_queue_;
   std::uint64_t engine_calls_ = 0;
   bool engine_paused_ = false;
+  // Cluster mode: a write failed and this table waits to be replaced by one loaded from the
+  // store (stall()); it writes nothing more.
+  bool store_stalled_ = false;
   int engine_failures_ = 0;  // in a row, for the backoff
   std::optional<Clock::time_point> engine_retry_;
   // broadcast_state's lists, kept from move to move so that it allocates none.

@@ -25,7 +25,9 @@ StoredRoomStatus stored_status(RoomStatus status) {
 }  // namespace
 
 void Table::persist_room(Outbox& out, bool gate_frames) {
-  if (!setup_.persistent) return;
+  // A stalled table is out of step with the store (it applied what could not be stored):
+  // the store keeps what it has, from which the room is loaded again.
+  if (!setup_.persistent || store_stalled_) return;
   gate_.write(out, {record(), gate_frames});
 }
 
@@ -53,11 +55,32 @@ void Table::durable(WriteResult result, Outbox& out) {
         },
         out);
     gate_.durable(out);
+    if (!setup_.owner.empty()) return stall(out);
     if (status_ != RoomStatus::kFrozen) freeze("a move could not be stored", out);
     return;
   }
   gate_.durable(out);
   if (gate_.outstanding() == 0) held_replies_.clear();  // they went out with the frames
+}
+
+void Table::stall(Outbox& out) {
+  if (store_stalled_) return;
+  log_error("room " + id() +
+                ": a write could not be stored; the game is paused until the store answers, "
+                "then goes on from its last stored move",
+            {.event = "game_stalled", .room = id()});
+  gate_.drop_held();
+  store_stalled_ = true;
+  if (status_ == RoomStatus::kPlaying) status_ = RoomStatus::kFrozen;  // nothing moves here
+  turn_clock_.reset();
+  bot_due_.reset();
+  send_to_members(make_frame(protocol::encode_error(
+                      nullptr, protocol::ErrorCode::kInternalError,
+                      "the game's store is not answering: the game is paused, and goes on from "
+                      "its last stored move when the store answers again")),
+                  out);
+  publish_room(out);
+  out.store_stalled = true;
 }
 
 void Table::let_go(std::string_view new_node, Outbox& out) {
@@ -173,10 +196,19 @@ bool Table::restore(const LoadedRoom& stored,
   return true;
 }
 
+void Table::restore_spectators(const std::vector<std::shared_ptr<Player>>& players) {
+  for (const auto& player : players) {
+    if (player && !is_member(*player)) spectators_.push_back({player, /*connected=*/false});
+  }
+}
+
 void Table::resume_after_restore(TableTime now, Outbox& out) {
   if (counted_open_ && setup_.creator) out.open_rooms_delta += 1;
   for (auto& occupant : seats_) {
     if (occupant && occupant->player) out.memberships.push_back({occupant->player, true});
+  }
+  for (const Spectator& spectator : spectators_) {
+    out.memberships.push_back({spectator.player, true});
   }
   if (status_ != RoomStatus::kPlaying) return publish_room(out);
   // The grace periods start now, and the turn clock restarts in full so nobody loses time

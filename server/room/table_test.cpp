@@ -136,12 +136,31 @@ TEST_F(TableTest, SeatsFirstFreeOrChosenAndRefusesTakenOrFull) {
 }
 
 TEST_F(TableTest, ASpectatorWhoSitsDownStopsWatching) {
+  // Each change of a spectator place is told (a cluster's directory keeps them); watching
+  // again from the same place is not a change.
+  auto watchers = [&] {
+    std::vector<std::pair<std::string, bool>> changes;
+    for (const WatcherChange& c : out.watchers) changes.emplace_back(c.player, c.watching);
+    return changes;
+  };
+  using Changes = std::vector<std::pair<std::string, bool>>;
   table->watch(clients[0].caller(), at(0s), fresh());
   EXPECT_EQ(out.summary->spectators, 1);
+  EXPECT_EQ(watchers(), (Changes{{"p0", true}}));
+  table->watch(clients[0].caller(), at(0s), fresh());
+  EXPECT_EQ(watchers(), Changes{});
   table->join(clients[0].caller(), std::nullopt, false, at(0s), fresh());
   EXPECT_EQ(out.summary->spectators, 0);
+  EXPECT_EQ(watchers(), (Changes{{"p0", false}}));
   table->watch(clients[0].caller(), at(0s), fresh());
   EXPECT_EQ(replies()[0]["code"], "not_allowed");
+  EXPECT_EQ(watchers(), Changes{});
+
+  table->watch(clients[1].caller(), at(0s), fresh());
+  table->leave(clients[1].caller(), at(0s), fresh());
+  EXPECT_EQ(watchers(), (Changes{{"p1", false}}));
+  table->leave(clients[0].caller(), at(0s), fresh());
+  EXPECT_EQ(watchers(), Changes{}) << "a seated player's leaving is no spectator's";
 }
 
 TEST_F(TableTest, StartNeedsEverySeatThenDealsToEachPlayerTheirOwnHand) {
@@ -321,6 +340,41 @@ TEST_F(DurableTest, AFailedWriteStopsTheGameAndNothingItHeldGoesOut) {
   EXPECT_TRUE(replies().empty());
 }
 
+// Cluster mode: a failed write pauses the game instead of ending it. Nothing the write held
+// goes out, the mover is answered, and the table writes nothing more (it applied what the
+// store does not have); the node loads the room again from the store once it answers.
+TEST_F(DurableTest, AFailedWriteInAClusterPausesTheGameUntilTheRoomIsLoadedAgain) {
+  make_table({}, /*persistent=*/true, 3, "node-a");
+  seat_all_and_start();
+  table->durable(WriteResult::kDurable, fresh());
+  play_one(1s);
+  table->durable(WriteResult::kFailed, fresh());
+  EXPECT_TRUE(out.store_stalled);
+  EXPECT_EQ(table->status(), RoomStatus::kPaused);
+  EXPECT_EQ(out.summary->status, RoomStatus::kPaused);
+  EXPECT_TRUE(out.writes.empty()) << "a stalled table is out of step with the store";
+  for (const Delivery& d : out.deliveries) {
+    const Json frame = payload(d);
+    EXPECT_NE(frame["type"], "ok");
+    EXPECT_NE(frame["type"], "state");
+  }
+  ASSERT_EQ(replies().size(), 1u);
+  EXPECT_EQ(replies()[0]["code"], "internal_error");
+  EXPECT_EQ(replies()[0]["re"], 1);
+  EXPECT_EQ(table->next_deadline(), std::nullopt) << "no clock, no bot";
+
+  const Seat next = seat_to_act();
+  table->move(clients[static_cast<std::size_t>(next)].caller(5), least_move(next), table->seq(),
+              at(2s), fresh());
+  ASSERT_EQ(replies().size(), 1u);
+  EXPECT_EQ(replies()[0]["code"], "not_allowed");
+  EXPECT_TRUE(out.writes.empty());
+  // Leaving meanwhile is not written either: the room comes back as the store has it.
+  table->leave(clients[1].caller(), at(3s), fresh());
+  EXPECT_TRUE(out.writes.empty());
+  EXPECT_FALSE(out.store_stalled) << "told once";
+}
+
 TEST_F(DurableTest, RepliesThatWentOutAreNotAnsweredAgainWhenALaterWriteFails) {
   seat_all_and_start();
   table->durable(WriteResult::kDurable, fresh());
@@ -436,11 +490,24 @@ TEST_F(DurableTest, ARecordAndItsMovesRestoreTheSameTable) {
     EXPECT_EQ(restored->record().occupants[s]->player_id, stored.room.occupants[s]->player_id);
   }
 
+  // A node taking the room over gives its spectators their places back (a seated player
+  // among them stays seated only); they are away until they resume.
+  auto watcher = std::make_shared<Player>("s1", "Watcher", TokenHash{});
+  restored->restore_spectators({watcher, clients[2].player});
+
   // After a restart everyone is away: grace periods start, for the game to go on.
   restored->resume_after_restore(at(100s), fresh());
-  EXPECT_EQ(out.memberships.size(), 4u);
+  EXPECT_EQ(out.memberships.size(), 5u);
   EXPECT_EQ(out.open_rooms_delta, 1);
+  ASSERT_TRUE(out.summary);
+  EXPECT_EQ(out.summary->spectators, 1);
   EXPECT_EQ(restored->next_deadline(), start + 160s);
+  // The spectator resumes: the whole state, with no hand in it.
+  restored->presence_changed(watcher, true, /*resumed=*/true, at(101s), fresh());
+  const auto pushed = frames_to(*watcher);
+  ASSERT_FALSE(pushed.empty());
+  EXPECT_EQ(pushed.back()["type"], "state");
+  EXPECT_EQ(pushed.back()["seq"], table->seq());
 
   // A log the engine no longer agrees with freezes the room instead of diverging.
   LoadedRoom tampered = stored;

@@ -1,5 +1,7 @@
 #include "server/store/postgres_cluster.h"
 
+#include <algorithm>
+
 #include "server/store/pg_conn.h"
 #include "server/store/postgres_rows.h"
 #include "server/store/postgres_schema.h"
@@ -88,7 +90,8 @@ std::optional<OwnedRoom> PostgresCluster::owner(const std::string& room) {
   });
 }
 
-std::optional<TakenRoom> PostgresCluster::load_room(const std::string& room_id) {
+std::optional<TakenRoom> PostgresCluster::load_room(const std::string& room_id,
+                                                    const std::vector<std::string>& spectators) {
   return with_conn([&](pg::Conn& conn) -> std::optional<TakenRoom> {
     conn.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     const pg::Params id{room_id};
@@ -98,7 +101,7 @@ std::optional<TakenRoom> PostgresCluster::load_room(const std::string& room_id) 
       conn.exec("COMMIT");
       return std::nullopt;
     }
-    TakenRoom out{{pg::read_room(room, 0), {}}, {}};
+    TakenRoom out{{pg::read_room(room, 0), {}}, {}, {}};
     const auto seats = conn.exec(
         "SELECT " + std::string(pg::kSeatColumns) + " FROM room_seats s WHERE s.room_id = $1", id);
     for (int row = 0; row < seats.rows(); ++row) pg::read_seat(seats, row, out.room.room);
@@ -118,6 +121,18 @@ std::optional<TakenRoom> PostgresCluster::load_room(const std::string& room_id) 
         id);
     for (int row = 0; row < players.rows(); ++row) {
       out.players.push_back(pg::read_player(players, row));
+    }
+    for (const std::string& spectator : spectators) {
+      const bool known = std::any_of(out.players.begin(), out.players.end(),
+                                     [&](const PlayerRecord& p) { return p.id == spectator; });
+      if (!known) {
+        const auto found = conn.exec(
+            "SELECT " + std::string(pg::kPlayerColumns) + " FROM players p WHERE p.id = $1",
+            pg::Params{spectator});
+        if (found.rows() == 0) continue;  // not a player this cluster stored
+        out.players.push_back(pg::read_player(found, 0));
+      }
+      out.spectators.push_back(spectator);
     }
     conn.exec("COMMIT");
     return out;

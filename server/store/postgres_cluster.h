@@ -32,10 +32,12 @@ struct OwnedRoom {
   std::int64_t epoch = 0;
 };
 
-// A room taken over: its record and current game's moves, and the players seated in it.
+// A room taken over: its record and current game's moves, the players seated in it (and its
+// creator, and its spectators), and the ids of its spectators that the store knows.
 struct TakenRoom {
   LoadedRoom room;
   std::vector<PlayerRecord> players;
+  std::vector<std::string> spectators;
 };
 
 class PostgresCluster {
@@ -55,8 +57,10 @@ class PostgresCluster {
   // epoch is older. Returns whether it did. Throws StoreError.
   bool fence(const std::string& room, const std::string& node, std::int64_t epoch);
   // The unfinished room with its current game's moves and its seated players, or nullopt
-  // (finished, or gone). Throws StoreError.
-  std::optional<TakenRoom> load_room(const std::string& room);
+  // (finished, or gone). `spectators`: ids of players who watched it (the cluster's
+  // directory keeps them); their records are loaded too. Throws StoreError.
+  std::optional<TakenRoom> load_room(const std::string& room,
+                                     const std::vector<std::string>& spectators = {});
   // The stored epoch and owner of the room, or nullopt. Throws StoreError.
   std::optional<OwnedRoom> owner(const std::string& room);
   // The player whose token has this hash, or nullopt. Throws StoreError.

@@ -6,6 +6,7 @@
 // its players, a player by token.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <future>
 
 #include "server/store/postgres_cluster.h"
@@ -110,6 +111,42 @@ TEST_F(PostgresFencingTest, AnOwnerFencedOutCannotWriteAndTheNewOwnerHasEveryMov
   EXPECT_EQ(sql("SELECT string_agg(seq || ':' || epoch, ',' ORDER BY seq) FROM moves"),
             "1:1,2:1,3:1,4:2");
   EXPECT_EQ(sql("SELECT owner || ':' || epoch FROM rooms WHERE id = 'r1'"), "node-b:2");
+}
+
+TEST_F(PostgresFencingTest, ARoomTakenOverBringsTheSpectatorsTheStoreKnows) {
+  auto a = node_store();
+  a->save_player(player("p1"), nullptr);
+  a->save_player(player("s1"), nullptr);
+  ASSERT_EQ(save(*a, owned(started(room("r1", "p1"), 1, 5, 0), 1, "node-a")),
+            WriteResult::kDurable);
+  PostgresCluster cluster(url_, 10s);
+  ASSERT_TRUE(cluster.fence("r1", "node-b", 2));
+  // "ghost" never said hello to this cluster; p1 is seated and loaded once.
+  const auto taken = cluster.load_room("r1", {"s1", "ghost", "p1"});
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->spectators, (std::vector<std::string>{"s1", "p1"}));
+  std::vector<std::string> loaded;
+  for (const PlayerRecord& p : taken->players) loaded.push_back(p.id);
+  std::sort(loaded.begin(), loaded.end());
+  EXPECT_EQ(loaded, (std::vector<std::string>{"p1", "s1"}));
+}
+
+// A node whose write failed loads the room again at a newer epoch (Table::stall): its later
+// moves of that game go on from what was stored, where the same epoch's stay refused (a log
+// never has a gap).
+TEST_F(PostgresFencingTest, ARoomLoadedAgainAtANewerEpochGoesOnAfterAFailedMove) {
+  auto a = node_store();
+  a->save_player(player("p1"), nullptr);
+  ASSERT_EQ(save(*a, owned(started(room("r1", "p1"), 1, 5, 0), 1, "node-a")),
+            WriteResult::kDurable);
+  ASSERT_EQ(append(*a, at_epoch(move("r1", 1, 1), 1)), WriteResult::kDurable);
+  EXPECT_EQ(append(*a, at_epoch(move("r1", 1, 1), 1)), WriteResult::kFailed);  // a duplicate
+  EXPECT_EQ(append(*a, at_epoch(move("r1", 1, 2), 1)), WriteResult::kFailed);
+  PostgresCluster cluster(url_, 10s);
+  ASSERT_TRUE(cluster.fence("r1", "node-a", 2));
+  EXPECT_EQ(append(*a, at_epoch(move("r1", 1, 2), 2)), WriteResult::kDurable);
+  EXPECT_EQ(sql("SELECT string_agg(seq || ':' || epoch, ',' ORDER BY seq) FROM moves"),
+            "1:1,2:2");
 }
 
 TEST_F(PostgresFencingTest, AFencedWriteFailsAloneInItsBatch) {

@@ -382,9 +382,10 @@ void PostgresStore::add_steps(const Write& write, std::vector<pg::Step>& steps) 
 
 bool PostgresStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok) {
   ok.assign(batch.size(), 0);
-  const auto game_of = [&](std::size_t i) -> std::optional<std::pair<std::string, int>> {
+  const auto game_of =
+      [&](std::size_t i) -> std::optional<std::tuple<std::string, int, std::int64_t>> {
     if (const auto* move = std::get_if<MoveRecord>(&batch[i].record)) {
-      return std::pair(move->room_id, move->game_number);
+      return std::tuple(move->room_id, move->game_number, move->epoch);
     }
     return std::nullopt;
   };

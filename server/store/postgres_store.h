@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -129,8 +130,10 @@ class PostgresStore final : public Store {
   bool stopping_ = false;
   StoreStats stats_;
 
-  // Writer thread only: games with a move that was not stored; their later moves are refused.
-  std::set<std::pair<std::string, int>> broken_games_;
+  // Writer thread only: games (room, game number, owner's epoch) with a move that was not
+  // stored; their later moves are refused. The epoch is part of it: a room of a cluster that
+  // is loaded again after a failed write (at a newer epoch) goes on from what was stored.
+  std::set<std::tuple<std::string, int, std::int64_t>> broken_games_;
   // Writer thread only: rooms refused by fencing, and the newest epoch refused. Later writes
   // of the room at that epoch or older fail as kFenced without a round trip.
   std::map<std::string, std::int64_t> fenced_rooms_;

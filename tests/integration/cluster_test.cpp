@@ -106,31 +106,33 @@ std::string open_table_with_bots(TestClient& client, const std::string& name, Ta
 
 class Cluster {
  public:
-  Cluster(const fs::path& dir, const std::string& store_url, const std::string& redis_url) {
+  // `extra`: flags every node gets besides the cluster's own.
+  Cluster(const fs::path& dir, const std::string& store_url, const std::string& redis_url,
+          const std::vector<std::string>& extra = {}) {
     for (int n = 0; n < kNodes; ++n) {
-      nodes_.push_back(std::make_unique<ServerProcess>(
-          PARLOR_SERVER_BINARY,
-          std::vector<std::string>{"--store",
-                                   store_url,
-                                   "--cluster",
-                                   redis_url,
-                                   "--node-id",
-                                   "node" + std::to_string(n),
-                                   "--lease-ms",
-                                   std::to_string(kLease.count()),
-                                   "--threads",
-                                   "1",
-                                   "--bot-delay-ms",
-                                   std::to_string(kMoveDelay.count()),
-                                   "--rate-per-second",
-                                   "100000",
-                                   "--rate-burst",
-                                   "100000",
-                                   "--max-handshakes-per-ip",
-                                   "100000",
-                                   "--static-dir",
-                                   dir.string()},
-          dir / "logs", "node" + std::to_string(n)));
+      std::vector<std::string> flags{"--store",
+                                     store_url,
+                                     "--cluster",
+                                     redis_url,
+                                     "--node-id",
+                                     "node" + std::to_string(n),
+                                     "--lease-ms",
+                                     std::to_string(kLease.count()),
+                                     "--threads",
+                                     "1",
+                                     "--bot-delay-ms",
+                                     std::to_string(kMoveDelay.count()),
+                                     "--rate-per-second",
+                                     "100000",
+                                     "--rate-burst",
+                                     "100000",
+                                     "--max-handshakes-per-ip",
+                                     "100000",
+                                     "--static-dir",
+                                     dir.string()};
+      flags.insert(flags.end(), extra.begin(), extra.end());
+      nodes_.push_back(std::make_unique<ServerProcess>(PARLOR_SERVER_BINARY, std::move(flags),
+                                                       dir / "logs", "node" + std::to_string(n)));
     }
   }
   std::string start_all() {
@@ -549,8 +551,10 @@ TEST(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
 // Any connection reaches any room: two players and a spectator connected to the two nodes
 // that do NOT hold their room play it through links, and when the room's node is killed
 // they carry on, on the same connections, once another node has taken the room over (it
-// invites them to resume there). Every frame each player received is checked for the other
-// seats' cards.
+// invites them to resume there). A second spectator sits on the room's node and resumes on
+// another. Later the room's new node is killed too: whoever was connected to it resumes on
+// the last node, which takes the room over in turn. Every frame each player and spectator
+// received is checked for cards they may not see.
 TEST(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
   if (!PostgresServer::missing_binaries().empty() || !RedisServer::available()) {
     FAIL() << "PostgreSQL 15 and redis-server are needed (make deps installs them)";
@@ -591,13 +595,43 @@ TEST(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
       players[0]->request({{"type", "hello"}, {"token", creator_token}, {"protocol", 1}})["type"],
       "welcome");
   players.push_back(std::make_unique<TestClient>("127.0.0.1", cluster.node(1).port()));
-  players[1]->hello("bea");
+  const std::string bea_token = players[1]->hello("bea")["token"];
   const Json joined = players[1]->request({{"type", "join_room"}, {"room", room}, {"seat", 1}});
   ASSERT_EQ(joined["type"], "joined") << joined;
-  TestClient spectator("127.0.0.1", cluster.node(2).port());
-  spectator.hello("cy");
-  ASSERT_EQ(spectator.request({{"type", "watch_room"}, {"room", room}})["type"], "watching");
+  // Two spectators: one through node2, which lives on; one on node0 itself, which dies with
+  // the room's node and resumes through node1. Both get their places back from the new owner.
+  auto spectator = std::make_unique<TestClient>("127.0.0.1", cluster.node(2).port());
+  const std::string cy_token = spectator->hello("cy")["token"];
+  ASSERT_EQ(spectator->request({{"type", "watch_room"}, {"room", room}})["type"], "watching");
+  auto local_spectator = std::make_unique<TestClient>("127.0.0.1", cluster.node(0).port());
+  const std::string local_token = local_spectator->hello("dee")["token"];
+  ASSERT_EQ(local_spectator->request({{"type", "watch_room"}, {"room", room}})["type"], "watching");
   ASSERT_EQ(players[0]->request({{"type", "start"}, {"room", room}})["type"], "ok");
+  // What each spectator is pushed, and how much of it came before node0 died.
+  std::vector<std::vector<Json>> watched(2);
+  std::vector<std::size_t> before_kill(2, 0);
+  auto watch = [&](TestClient& client, std::vector<Json>& frames) {
+    while (auto frame = client.next(1ms)) {
+      if (frame->value("room", "") == room) frames.push_back(std::move(*frame));
+    }
+  };
+  // Each connection's node and token (players, then spectators): a connection whose node was
+  // killed the second time resumes on the last node standing.
+  const std::vector<std::string> tokens{creator_token, bea_token, cy_token, local_token};
+  std::vector<int> node_of{2, 1, 2, 0};
+  int survivor = -1;  // after the second kill
+  auto resume_on_survivor = [&] {
+    const std::vector<std::unique_ptr<TestClient>*> all{&players[0], &players[1], &spectator,
+                                                        &local_spectator};
+    for (std::size_t c = 0; c < all.size(); ++c) {
+      if (survivor < 0 || node_of[c] == survivor || !(*all[c])->closed()) continue;
+      *all[c] = std::make_unique<TestClient>("127.0.0.1", cluster.node(survivor).port());
+      node_of[c] = survivor;
+      const Json welcome =
+          (*all[c])->request({{"type", "hello"}, {"token", tokens[c]}, {"protocol", 1}});
+      EXPECT_EQ(welcome["type"], "welcome") << welcome;
+    }
+  };
 
   // Each player answers its own prompts with a random legal move; node0 dies after a few.
   std::vector<std::vector<Json>> seen(2);
@@ -606,6 +640,9 @@ TEST(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
   bool killed = false;
   const auto deadline = Clock::now() + 90s;
   while (!(over[0] && over[1]) && Clock::now() < deadline) {
+    resume_on_survivor();
+    watch(*spectator, watched[0]);
+    watch(*local_spectator, watched[1]);
     for (int p = 0; p < 2; ++p) {
       auto frame = players[static_cast<std::size_t>(p)]->next(50ms);
       if (!frame) continue;
@@ -624,17 +661,38 @@ TEST(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
                                                   {"move", legal[pick(rng)]},
                                                   {"seq", (*frame)["seq"]},
                                                   {"id", "m" + std::to_string(++moves)}});
+      if (killed && survivor < 0 && moves >= 10) {
+        // The room's second node: the owner PostgreSQL has for it now.
+        const std::string owner =
+            postgres.sql("links", "SELECT owner FROM rooms WHERE id = '" + room + "'").value_or("");
+        if (owner == "node1" || owner == "node2") {
+          const int second = owner == "node1" ? 1 : 2;
+          {
+            std::lock_guard lock(cluster.mutex());
+            ASSERT_EQ(cluster.node(second).kill_now(), "");
+          }
+          survivor = 3 - second;
+        }
+      }
       if (moves == 6 && !killed) {
         {
           std::lock_guard lock(cluster.mutex());
           ASSERT_EQ(cluster.node(0).kill_now(), "");
         }
         killed = true;
+        watch(*spectator, watched[0]);
+        for (std::size_t s = 0; s < 2; ++s) before_kill[s] = watched[s].size();
         // While the room's node is dead and not yet replaced (a lease), a request for it is
         // answered with its `re` (room_moved: send it again), not lost with the link.
         std::this_thread::sleep_for(100ms);
-        const Json answer = spectator.request({{"type", "legal_moves"}, {"room", room}}, 3s);
+        const Json answer = spectator->request({{"type", "legal_moves"}, {"room", room}}, 3s);
         EXPECT_EQ(answer.value("code", ""), "room_moved") << answer;
+        // The spectator whose connection died with node0 comes back through node1.
+        local_spectator = std::make_unique<TestClient>("127.0.0.1", cluster.node(1).port());
+        node_of[3] = 1;
+        EXPECT_EQ(local_spectator->request(
+                      {{"type", "hello"}, {"token", local_token}, {"protocol", 1}})["type"],
+                  "welcome");
       }
     }
   }
@@ -642,7 +700,36 @@ TEST(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
   EXPECT_TRUE(over[0] && over[1]) << "no game_over on both connections\n" << cluster.logs();
   EXPECT_FALSE(players[0]->closed());
   EXPECT_FALSE(players[1]->closed());
-  EXPECT_TRUE(spectator.next_of("room", 2s).has_value());
+  // Both spectators watch the game to its end on the new owner, without asking again, and
+  // see no hand.
+  for (auto until = Clock::now() + 5s; Clock::now() < until;) {
+    resume_on_survivor();
+    watch(*spectator, watched[0]);
+    watch(*local_spectator, watched[1]);
+    const auto ended = [](const std::vector<Json>& frames) {
+      return std::any_of(frames.begin(), frames.end(),
+                         [](const Json& f) { return f["type"] == "game_over"; });
+    };
+    if (ended(watched[0]) && ended(watched[1])) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  for (std::size_t s = 0; s < 2; ++s) {
+    const auto has = [&](const std::string& type) {
+      return std::any_of(watched[s].begin() + static_cast<std::ptrdiff_t>(before_kill[s]),
+                         watched[s].end(), [&](const Json& f) { return f["type"] == type; });
+    };
+    EXPECT_TRUE(has("state")) << "spectator " << s << " got no state from the new owner\n"
+                              << cluster.logs();
+    EXPECT_TRUE(has("game_over")) << "spectator " << s << " did not see the game end\n"
+                                  <<
+        [&] {
+          std::string types;
+          for (const Json& f : watched[s]) {
+            types += f.value("type", "") + "@" + std::to_string(f.value("seq", -1)) + " ";
+          }
+          return types;
+        }() << "\n" << cluster.ownership_story();
+  }
 
   // The store: one finished game, taken over once; no frame showed another seat's cards.
   server::PostgresStoreOptions options;
@@ -651,7 +738,8 @@ TEST(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
   server::PostgresStore store(options);
   const auto history = store.load_room(room);
   ASSERT_TRUE(history);
-  EXPECT_GT(history->room.epoch, 1) << cluster.ownership_story();
+  EXPECT_GE(survivor, 0) << "the room's second node was never killed";
+  EXPECT_GE(history->room.epoch, 3) << "two takeovers\n" << cluster.ownership_story();
   ASSERT_EQ(history->games.size(), 1U);
   const server::GameRecord& game = history->games[0];
   EXPECT_TRUE(game.finished_ms.has_value());
@@ -659,7 +747,189 @@ TEST(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
     EXPECT_EQ(scan_frames(*history, game, seen[static_cast<std::size_t>(p)], p), "")
         << "seat " << p;
   }
+  for (const auto& frames : watched) {
+    EXPECT_EQ(scan_frames(*history, game, frames, kSpectator), "") << "a spectator";
+  }
   store.close();
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+}
+
+// PostgreSQL stops answering mid-game (the database refuses connections and its sessions are
+// cut): the move whose write fails is answered internal_error with its re and never happened,
+// the room is paused for its players, and a move meanwhile is refused. Once the database
+// answers again the room's node loads it again from what was stored (the takeover path, at a
+// new epoch) and pushes the state to the player, who plays on from the last stored move.
+TEST(ClusterTest, APostgresOutagePausesARoomThatGoesOnOnceTheStoreAnswers) {
+  if (!PostgresServer::missing_binaries().empty() || !RedisServer::available()) {
+    FAIL() << "PostgreSQL 15 and redis-server are needed (make deps installs them)";
+  }
+  const fs::path dir =
+      fs::temp_directory_path() / ("parlor-cluster-outage-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  PostgresServer postgres;
+  const std::string store_url = postgres.create_database("outage");
+  RedisServer redis;
+  Cluster cluster(dir, store_url, redis.url());
+  ASSERT_EQ(cluster.start_all(), "");
+
+  TestClient client("127.0.0.1", cluster.node(0).port());
+  Table table;
+  ASSERT_EQ(open_table_with_bots(client, "ada", table), "");
+  ASSERT_EQ(client.request({{"type", "start"}, {"room", table.room}})["type"], "ok");
+  std::vector<Json> acked;  // the moves of seat 0 that got ok
+  auto play_first_legal = [&](const Json& state) {
+    const Json move = state["prompt"]["legal"][0];
+    const Json answer = client.request(
+        {{"type", "move"}, {"room", table.room}, {"move", move}, {"seq", state["seq"]}});
+    if (answer["type"] == "ok") acked.push_back(move);
+    return answer;
+  };
+  for (int turn = 0; turn < 2; ++turn) {
+    auto state = next_prompt(client, table.room, 0, 10s);
+    ASSERT_TRUE(state) << cluster.logs();
+    ASSERT_EQ(play_first_legal(*state)["type"], "ok");
+  }
+
+  // Seat 0 is to act (the bots wait for it) when the database goes away.
+  auto state = next_prompt(client, table.room, 0, 10s);
+  ASSERT_TRUE(state) << cluster.logs();
+  postgres.sql("postgres", "ALTER DATABASE outage ALLOW_CONNECTIONS false");
+  postgres.sql("postgres",
+               "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+               " WHERE datname = 'outage'");
+  const Json failed = play_first_legal(*state);
+  EXPECT_EQ(failed.value("code", ""), "internal_error") << failed;
+  const auto paused = [&] {
+    while (auto f = client.next(3s)) {
+      if ((*f)["type"] == "room" && (*f)["status"] == "paused") return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(paused()) << "the players are not told the game is paused\n" << cluster.logs();
+  const Json refused = client.request(
+      {{"type", "move"}, {"room", table.room}, {"move", (*state)["prompt"]["legal"][0]}});
+  EXPECT_EQ(refused.value("code", ""), "not_allowed") << refused;
+
+  // The database answers again: the state comes back at the last stored move, and the game
+  // goes on there.
+  postgres.sql("postgres", "ALTER DATABASE outage ALLOW_CONNECTIONS true");
+  auto resumed = next_prompt(client, table.room, 0, 15s);
+  ASSERT_TRUE(resumed) << "no state after the store came back\n"
+                       << cluster.ownership_story() << cluster.logs();
+  EXPECT_EQ((*resumed)["seq"], (*state)["seq"]) << "the failed move did not happen";
+  for (int turn = 0; turn < 2; ++turn) {
+    const Json answer = play_first_legal(*resumed);
+    ASSERT_EQ(answer["type"], "ok") << answer << "\n" << cluster.ownership_story();
+    resumed = next_prompt(client, table.room, 0, 10s);
+    ASSERT_TRUE(resumed) << cluster.logs();
+  }
+
+  // The store: every move once, in order; seat 0's acknowledged moves are there, the failed
+  // one is not; the room was loaded again at a newer epoch.
+  server::PostgresStoreOptions options;
+  options.url = store_url;
+  options.exclusive = false;
+  server::PostgresStore store(options);
+  const auto history = store.load_room(table.room);
+  ASSERT_TRUE(history);
+  EXPECT_GT(history->room.epoch, 1) << cluster.ownership_story();
+  ASSERT_EQ(history->games.size(), 1U);
+  const server::GameRecord& game = history->games[0];
+  std::vector<Json> stored_by_seat0;
+  std::int64_t expected_seq = game.start_seq + 1;
+  for (const server::MoveRecord& m : game.moves) {
+    EXPECT_EQ(m.seq, expected_seq++) << "moves are contiguous";
+    if (m.seat == 0) stored_by_seat0.push_back(m.move);
+  }
+  EXPECT_EQ(stored_by_seat0, acked);
+  store.close();
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+}
+
+// A game whose rules live behind HTTP (docs/ENGINES.md) moves with its room like a built-in
+// one: every node hosts the same engine (--engine), the room's node dies mid-game, and the
+// node that takes the room over rebuilds it from the engine answers the log holds, then goes
+// on calling the engine. The player, whose connection died with the node, resumes on another
+// node and plays to the engine's end_game.
+TEST(ClusterTest, AnExternalGameMovesWithItsRoom) {
+  if (!PostgresServer::missing_binaries().empty() || !RedisServer::available()) {
+    FAIL() << "PostgreSQL 15 and redis-server are needed (make deps installs them)";
+  }
+  const fs::path dir =
+      fs::temp_directory_path() / ("parlor-cluster-engine-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  ServerProcess engine(fs::path(PARLOR_SOURCE_DIR) / "engines/crazy-eights/server.py",
+                       {"--base", "/api/v1/eights"}, dir, "crazy-eights");
+  ASSERT_EQ(engine.start(0), "");
+  PostgresServer postgres;
+  const std::string store_url = postgres.create_database("engine");
+  RedisServer redis;
+  Cluster cluster(
+      dir, store_url, redis.url(),
+      {"--engine",
+       "crazy-eights=http://127.0.0.1:" + std::to_string(engine.port()) + "/api/v1/eights",
+       // Quicker bots than the other cases (a flag given again wins): the game is
+       // long.
+       "--bot-delay-ms", "40"});
+  ASSERT_EQ(cluster.start_all(), "");
+
+  auto client = std::make_unique<TestClient>("127.0.0.1", cluster.node(0).port());
+  const std::string token = client->hello("ada")["token"];
+  const Json created = client->request(
+      {{"type", "create_room"}, {"kind", "crazy-eights"}, {"options", {{"grace", 600}}}});
+  ASSERT_EQ(created["type"], "room_created") << created;
+  const std::string room = created["room"];
+  for (int seat = 1; seat < 4; ++seat) {
+    ASSERT_EQ(
+        client->request(
+            {{"type", "add_bot"}, {"room", room}, {"seat", seat}, {"strategy", "random"}})["type"],
+        "ok");
+  }
+  ASSERT_EQ(client->request({{"type", "start"}, {"room", room}})["type"], "ok");
+
+  // Seat 0 answers its prompts with their first choice; its node dies after its first move.
+  int played = 0;
+  bool over = false;
+  const auto deadline = Clock::now() + 60s;
+  while (!over && Clock::now() < deadline) {
+    auto frame = client->next(200ms);
+    if (!frame) {
+      if (!client->closed()) continue;
+      client = std::make_unique<TestClient>("127.0.0.1", cluster.node(1).port());
+      ASSERT_EQ(client->request({{"type", "hello"}, {"token", token}, {"protocol", 1}})["type"],
+                "welcome");
+      continue;
+    }
+    if ((*frame)["type"] == "game_over" && (*frame)["room"] == room) over = true;
+    if ((*frame)["type"] != "state" || (*frame)["room"] != room) continue;
+    const Json& prompt = (*frame)["prompt"];
+    if (!prompt.is_object() || !prompt.contains("legal") || prompt["legal"].empty()) continue;
+    const Json answer = client->request(
+        {{"type", "move"}, {"room", room}, {"move", prompt["legal"][0]}, {"seq", (*frame)["seq"]}},
+        10s);
+    if (answer["type"] != "ok") continue;  // stale: a newer state is on its way
+    if (++played == 1) {
+      std::lock_guard lock(cluster.mutex());
+      ASSERT_EQ(cluster.node(0).kill_now(), "");
+    }
+  }
+  EXPECT_TRUE(over) << "no end_game after the takeover\n"
+                    << cluster.ownership_story() << cluster.logs();
+  EXPECT_GE(played, 2) << "seat 0 played again on the new node";
+
+  server::PostgresStoreOptions options;
+  options.url = store_url;
+  options.exclusive = false;
+  server::PostgresStore store(options);
+  const auto history = store.load_room(room);
+  ASSERT_TRUE(history);
+  EXPECT_GT(history->room.epoch, 1) << cluster.ownership_story();
+  ASSERT_EQ(history->games.size(), 1U);
+  EXPECT_TRUE(history->games[0].finished_ms.has_value());
+  store.close();
+  engine.kill_now();
   std::error_code ignored;
   fs::remove_all(dir, ignored);
 }
