@@ -19,7 +19,7 @@
 // "reconnecting" in case 1 and not in case 2, no frame gina's page received mentioned a card
 // still in another seat's hand (the game's reveal gives every hand and every move), and hank
 // gets his spectator place back after each takeover (his table follows the game to its end).
-// The seed of the deal is printed; PARLOR_SEED replays it.
+// The deal is seeded (16 by default, PARLOR_SEED chooses another) and the seed printed.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -72,7 +72,9 @@ export const scenarios = [
     name: 'cluster: a browser player and three bots across nodes through one address; the room\'s node is SIGKILLed twice (with the player\'s connection, then without), seat, hand and spectator come back',
     timeout: 240,
     async run(env) {
-      const seed = Number(process.env.PARLOR_SEED ?? Math.floor(Math.random() * 1e9));
+      // A fixed deal by default, as the suite's other scenarios (the game is long enough for
+      // both failovers); PARLOR_SEED chooses another.
+      const seed = Number(process.env.PARLOR_SEED ?? 16);
       env.log(`PARLOR_SEED=${seed} (the deal)`);
       // Logs of an earlier failed run would mislead.
       fs.rmSync(path.join(env.artifacts, 'cluster-logs'), { recursive: true, force: true });
