@@ -151,6 +151,7 @@ export const scenarios = [
         assert.equal(edge0, owner0.node, 'the room was created on the node that holds its creator\'s connection');
         const before1 = { seq: await gina.seq(), hand: await gina.handCards() };
         await statuses(page);
+        const framesBefore1 = frames.length;
         const k1 = Date.now();
         await cluster.kill(owner0.node);
         env.log(`SIGKILL ${owner0.node} at seq ${before1.seq}`);
@@ -169,6 +170,8 @@ export const scenarios = [
         assert.equal(await gina.seq(), before1.seq, 'the same state (nothing was played while the room moved: it was gina\'s turn)');
         assert.ok(sameCards(await gina.handCards(), before1.hand), 'the same hand');
         assert.equal(await gina.moveError(), '', 'no error on the table');
+        const pushed1 = frames.slice(framesBefore1).filter((f) => f.room === room).map((f) => f.type);
+        assert.ok(pushed1.includes('room') && pushed1.includes('state'), `the new owner pushed the room and its full state (frames since the kill: ${pushed1})`);
 
         // Play on by clicking; hank's table follows (his place was given back).
         await playToEnd([gina], bigTwoMove, { label: 'big two between the failovers', stopAfter: 2 });
@@ -207,6 +210,7 @@ export const scenarios = [
           throw new Error(`the move clicked during the takeover (${sent.join(' ') || 'pass'}) was not played: error shown "${await gina.moveError()}"; ${err.message}`);
         });
         const backMs2 = Date.now() - k2;
+        assert.ok(sameCards(await gina.handCards(), before2.hand.filter((c) => !sent.includes(c))), 'the hand is the one before, minus the cards of the move');
         const owner2 = await cluster.ownerOf(room);
         const seen2 = await statuses(page);
         env.log(`case 2: statuses ${seen2.join(' → ') || '(no change)'}; the move played, room back from ${owner2.node} (epoch ${owner2.epoch}) after ${backMs2} ms`);
