@@ -81,7 +81,8 @@ export const scenarios = [
       const t0 = Date.now();
       const cluster = await startCluster({
         binary: env.binary,
-        settings: { PARLOR_LEASE_MS: String(LEASE_MS), PARLOR_DEV: '1', PARLOR_BOT_DELAY_MS: '50' },
+        // No drain on SIGTERM: down.sh at the end need not wait for it.
+        settings: { PARLOR_LEASE_MS: String(LEASE_MS), PARLOR_DEV: '1', PARLOR_BOT_DELAY_MS: '50', PARLOR_DRAIN_MS: '0' },
       });
       env.cleanups.push(() => cluster.down());
       env.log(`cluster on ${cluster.url} in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${cluster.info.nodes.map((n) => `${n.name}:${n.port}`).join(' ')} (${cluster.dir})`);
