@@ -253,8 +253,9 @@ async function lobbyCall<T>(fn: () => Promise<T>, where: 'lobbyError' | 'createE
   }
 }
 
-// Runs a room request, reporting a refusal (the server's message) at the table.
-async function roomCall(id: string, msg: Message): Promise<Message | null> {
+// Runs a room request, reporting a refusal (the server's message) at the table; a refusal
+// whose code is in `quiet` is left to the caller (only its code is kept, nothing is shown).
+async function roomCall(id: string, msg: Message, quiet: string[] = []): Promise<Message | null> {
   const r = room(id);
   r.busy = true;
   // A new attempt replaces the last refusal.
@@ -264,8 +265,9 @@ async function roomCall(id: string, msg: Message): Promise<Message | null> {
   try {
     return await req(msg);
   } catch (err) {
-    r.error = fail(err);
     r.errorCode = err instanceof ServerError ? err.code : 'error';
+    if (quiet.includes(r.errorCode)) return null;
+    r.error = fail(err);
     r.errorSerial += 1;
     return null;
   } finally {
@@ -273,6 +275,13 @@ async function roomCall(id: string, msg: Message): Promise<Message | null> {
     changed();
   }
 }
+
+// Cluster mode: a request for a room between nodes (its node died and another is taking it
+// over, which takes about a lease) is answered room_moved: nothing was done, send it again
+// shortly. Moves and watching are asked again every MOVED_RETRY_MS for up to MOVED_RETRY_FOR_MS.
+const MOVED_RETRY_MS = 500;
+const MOVED_RETRY_FOR_MS = 30000;
+const pause = (ms: number) => new Promise<void>((resolve) => window.setTimeout(resolve, ms));
 
 export function setName(name: string): void {
   const clean = name.trim().slice(0, 32);
@@ -311,12 +320,21 @@ export async function joinRoom(id: string, seat?: number): Promise<void> {
   }
 }
 
-export async function watchRoom(id: string): Promise<void> {
+export async function watchRoom(id: string, since = Date.now(), connection = state.epoch): Promise<void> {
   const r = room(id);
   r.watching = true;
   try {
     await req({ type: 'watch_room', room: id });
   } catch (err) {
+    if (err instanceof ServerError && err.code === 'room_moved' && Date.now() - since < MOVED_RETRY_FOR_MS) {
+      await pause(MOVED_RETRY_MS);
+      // Still wanted: the page still shows the room and no push of it came meanwhile, on the
+      // same connection (a new one's welcome asks again by itself).
+      if (state.route.page === 'room' && state.route.id === id && r.watching && r.epoch !== state.epoch && state.epoch === connection) {
+        return watchRoom(id, since, connection);
+      }
+      return;
+    }
     r.error = fail(err);
     r.errorCode = err instanceof ServerError ? err.code : 'error';
     r.watching = false;
@@ -377,9 +395,21 @@ export async function sendMove(id: string, move: Move): Promise<boolean> {
   return deliverMove(id, msg);
 }
 
-async function deliverMove(id: string, msg: Message): Promise<boolean> {
+async function deliverMove(id: string, msg: Message, since = Date.now()): Promise<boolean> {
   const r = room(id);
-  const reply = await roomCall(id, msg);
+  const reply = await roomCall(id, msg, Date.now() - since < MOVED_RETRY_FOR_MS ? ['room_moved'] : []);
+  if (!reply && r.errorCode === 'room_moved' && r.error === null) {
+    // The room is moving to another node: the move was not played. The table waits as for any
+    // move in flight, then the move goes again with the same seq (played at most once).
+    r.errorCode = null;
+    r.busy = true;
+    changed();
+    await pause(MOVED_RETRY_MS);
+    r.busy = false;
+    // A newer state meanwhile (the table moved on) settles it: the move was for an older one.
+    if (r.state && typeof msg.seq === 'number' && r.state.seq > msg.seq) { changed(); return false; }
+    return deliverMove(id, msg, since);
+  }
   if (reply) r.selected = [];
   if (!reply && r.errorCode === 'disconnected') {
     // The connection dropped before the reply: the move may or may not have arrived. It is
