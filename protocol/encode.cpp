@@ -254,6 +254,16 @@ std::string encode_chat(std::string_view room, std::string_view player, std::str
   return to_wire(message);
 }
 
+std::string encode_chat_history(std::string_view room, const std::deque<ChatLine>& lines) {
+  Json messages = Json::array();
+  for (const ChatLine& line : lines) {
+    messages.push_back(
+        {{"player", line.player}, {"name", line.name}, {"text", line.text}, {"at", line.at_ms}});
+  }
+  return to_wire(
+      {{"type", "chat_history"}, {"room", std::string(room)}, {"messages", std::move(messages)}});
+}
+
 std::string encode_game_over(std::string_view room, const Json& result) {
   std::string out = R"({"type":"game_over","room":)";
   append_string(out, room);

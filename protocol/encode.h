@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <span>
 #include <string>
@@ -116,6 +117,15 @@ class RoomPush {
  private:
   std::string head_;  // the summary's text without its closing brace
 };
+// One line of a room's chat as its history keeps it.
+struct ChatLine {
+  std::string player;
+  std::string name;
+  std::string text;
+  std::int64_t at_ms = 0;  // when the server pushed it (Unix milliseconds)
+};
+// The room's latest chat lines, oldest first, for a member who arrives or comes back.
+std::string encode_chat_history(std::string_view room, const std::deque<ChatLine>& lines);
 std::string encode_chat(std::string_view room, std::string_view player, std::string_view name,
                         std::string_view text);
 // {"type":"game_over","room":ID,"result":{"scores":[...],"winners":[...],...}}

@@ -136,6 +136,17 @@ function onPush(msg: Message): void {
       if (r.chat.length > 200) r.chat.splice(0, r.chat.length - 200);
       break;
     }
+    case 'chat_history': {
+      // The room's latest lines, on joining, watching or resuming: they replace what the page
+      // had (after a reload it had nothing; after a reconnect the same lines, and maybe more).
+      const r = room(String(msg.room));
+      const lines = Array.isArray(msg.messages) ? msg.messages : [];
+      r.chat = lines.map((m: Record<string, unknown>) => ({
+        player: String(m.player ?? ''), name: String(m.name ?? ''), text: String(m.text ?? ''),
+        at: typeof m.at === 'number' ? m.at : Date.now(),
+      }));
+      break;
+    }
     case 'game_over': {
       const r = room(String(msg.room));
       r.result = (msg.result ?? {}) as RoomData['result'];

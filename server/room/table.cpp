@@ -81,6 +81,7 @@ void Table::join(const Caller& caller, std::optional<int> seat, bool creating, T
                  : protocol::encode_joined(caller.re, id(), *seat),
         out);
   publish_room(out);
+  push_chat_history_to(caller.player, out);
 }
 
 void Table::watch(const Caller& caller, TableTime now, Outbox& out) {
@@ -97,6 +98,7 @@ void Table::watch(const Caller& caller, TableTime now, Outbox& out) {
   }
   reply(caller, protocol::encode_watching(caller.re, id()), out);
   publish_room(out);
+  push_chat_history_to(caller.player, out);
   if (game_) push_state_to(caller.player, now, out);
 }
 
@@ -191,6 +193,8 @@ void Table::chat(const Caller& caller, const std::string& text, TableTime now, O
   send_to_members(
       make_frame(protocol::encode_chat(id(), caller.player->id(), caller.player->name(), text)),
       out);
+  chat_history_.push_back({caller.player->id(), caller.player->name(), text, now.unix_ms});
+  if (chat_history_.size() > kChatHistory) chat_history_.pop_front();
 }
 
 void Table::move(const Caller& caller, Json move, std::optional<std::int64_t> seq, TableTime now,

@@ -242,6 +242,8 @@ class Table {
   void publish_room(Outbox& out, bool persist = true);
   void push_room_to(const std::shared_ptr<Player>& player, Outbox& out);
   void push_state_to(const std::shared_ptr<Player>& player, TableTime now, Outbox& out);
+  // The room's latest chat lines, to a member who arrives or comes back (none: nothing).
+  void push_chat_history_to(const std::shared_ptr<Player>& player, Outbox& out);
   void broadcast_state(std::string_view events, TableTime now, Outbox& out);
   void send_to_members(const Frame& frame, Outbox& out);
   void send_to(const std::shared_ptr<Player>& player, Frame frame, Outbox& out);
@@ -311,6 +313,10 @@ class Table {
   // Cluster mode: a write failed and this table waits to be replaced by one loaded from the
   // store (stall()); it writes nothing more.
   bool store_stalled_ = false;
+  // The latest chat lines (at most kChatHistory), for members who arrive or come back. Kept
+  // in memory only: a restart or a takeover starts it afresh.
+  static constexpr std::size_t kChatHistory = 50;
+  std::deque<protocol::ChatLine> chat_history_;
   int engine_failures_ = 0;  // in a row, for the backoff
   std::optional<Clock::time_point> engine_retry_;
   // broadcast_state's lists, kept from move to move so that it allocates none.

@@ -77,6 +77,11 @@ void Table::push_room_to(const std::shared_ptr<Player>& player, Outbox& out) {
   send_to(player, make_frame(protocol::encode_room(summary(), seat_of(*player))), out);
 }
 
+void Table::push_chat_history_to(const std::shared_ptr<Player>& player, Outbox& out) {
+  if (chat_history_.empty()) return;
+  send_to(player, make_frame(protocol::encode_chat_history(id(), chat_history_)), out);
+}
+
 void Table::push_state_to(const std::shared_ptr<Player>& player, TableTime now, Outbox& out) {
   const auto to_act = game_->to_act();
   const auto seat = seat_of(*player);

@@ -163,6 +163,35 @@ TEST_F(TableTest, ASpectatorWhoSitsDownStopsWatching) {
   EXPECT_EQ(watchers(), Changes{}) << "a seated player's leaving is no spectator's";
 }
 
+TEST_F(TableTest, NewcomersAndReturningMembersGetTheLatestChat) {
+  table->join(clients[0].caller(), std::nullopt, false, at(0s), fresh());
+  for (auto& f : frames_to(*clients[0].player)) EXPECT_NE(f["type"], "chat_history");
+  for (int i = 0; i < 52; ++i) {
+    table->chat(clients[0].caller(), "line " + std::to_string(i), at(1s), fresh());
+  }
+  const auto history_to = [&](const Player& player) {
+    for (const Json& f : frames_to(player)) {
+      if (f["type"] == "chat_history") return f;
+    }
+    return Json();
+  };
+  table->watch(clients[1].caller(), at(2s), fresh());
+  const Json history = history_to(*clients[1].player);
+  ASSERT_EQ(history["room"], "r1") << history;
+  ASSERT_EQ(history["messages"].size(), 50u) << "the latest 50 lines";
+  EXPECT_EQ(history["messages"][0]["text"], "line 2");
+  EXPECT_EQ(
+      history["messages"][49],
+      Json({{"player", "p0"}, {"name", "Player 0"}, {"text", "line 51"}, {"at", at(1s).unix_ms}}));
+  table->join(clients[2].caller(), std::nullopt, false, at(3s), fresh());
+  EXPECT_EQ(history_to(*clients[2].player)["messages"].size(), 50u);
+  // A member who resumes (a reload) gets it again; a mere reconnect of presence does not.
+  table->presence_changed(clients[0].player, true, /*resumed=*/true, at(4s), fresh());
+  EXPECT_EQ(history_to(*clients[0].player)["messages"].size(), 50u);
+  table->presence_changed(clients[0].player, true, /*resumed=*/false, at(5s), fresh());
+  EXPECT_TRUE(history_to(*clients[0].player).is_null());
+}
+
 TEST_F(TableTest, StartNeedsEverySeatThenDealsToEachPlayerTheirOwnHand) {
   table->join(clients[0].caller(), std::nullopt, false, at(0s), fresh());
   table->start(clients[0].caller(), at(0s), fresh());

@@ -120,7 +120,7 @@ export const scenarios = [
     },
   },
   {
-    name: 'a page reload mid-game resumes the same seat, hand and state',
+    name: 'a page reload mid-game resumes the same seat, hand and state, and the chat so far',
     needs: ['bigtwo'],
     async run(env) {
       const { players } = env.shared.bigtwo;
@@ -134,6 +134,8 @@ export const scenarios = [
       assert.equal(await bob.seat(), before.seat, 'same seat');
       assert.equal(await bob.seq(), before.seq, 'same state');
       assert.ok(sameCards(await bob.handCards(), before.hand), 'same hand');
+      // The chat from before the reload is back (the room keeps its latest lines).
+      await bob.page.getByTestId('chat-log').getByText('good luck, all').waitFor();
       // Everybody sees bob connected again.
       await players[0].page.locator('[data-testid="seat-1"] .dot.on').waitFor();
     },
