@@ -868,6 +868,7 @@ std::vector<RatingRow> PostgresStore::load_leaderboard(const std::string& kind, 
         " ORDER BY rating - 2 * deviation DESC, player_id COLLATE \"C\" LIMIT $2",
         {text(kind, "the kind"), number(limit)});
     std::vector<RatingRow> out;
+    out.reserve(static_cast<std::size_t>(rows.rows()));
     for (int row = 0; row < rows.rows(); ++row) {
       out.push_back({rows.text(row, 0),
                      rows.text(row, 1),
