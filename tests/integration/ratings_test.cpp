@@ -4,6 +4,7 @@
 // nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <thread>
 
@@ -82,6 +83,22 @@ std::string start_rated_agram(Seated& a, Seated& b, std::uint64_t seed) {
   return room;
 }
 
+// Plays `seat`'s first legal move whenever it is to act, until the room's game_over.
+bool play_first_legal_until_over(TestClient& client, const std::string& room, int seat) {
+  for (int frames = 0; frames < 2000; ++frames) {
+    const auto frame = client.next(std::chrono::seconds(5));
+    if (!frame) return false;
+    if ((*frame)["type"] == "game_over" && (*frame)["room"] == room) return true;
+    if ((*frame)["type"] != "state" || (*frame)["room"] != room) continue;
+    const Json& to_act = (*frame)["to_act"];
+    if (std::find(to_act.begin(), to_act.end(), Json(seat)) == to_act.end()) continue;
+    const Json& legal = (*frame)["prompt"]["legal"];
+    if (!legal.is_array() || legal.empty()) return false;
+    client.send({{"type", "move"}, {"room", room}, {"move", legal[0]}});
+  }
+  return false;
+}
+
 const Json* rating_of(const Json& profile, const std::string& kind) {
   for (const Json& entry : profile["ratings"]) {
     if (entry["kind"] == kind) return &entry;
@@ -153,13 +170,7 @@ TEST(RatingsPlayTest, APlayerWhoLeavesARatedGameRanksLast) {
   ASSERT_TRUE(b.client->next_of("state"));
   EXPECT_EQ(b.client->request({{"type", "leave_room"}, {"room", room}})["type"], "left");
   // Ann plays on against the stand-in bot, always her first legal move, until the game ends.
-  for (int moves = 0; moves < 100; ++moves) {
-    auto prompt = next_prompt(*a.client, room, 0, std::chrono::seconds(2));
-    if (!prompt) break;
-    const Json& legal = (*prompt)["prompt"]["legal"];
-    ASSERT_FALSE(legal.empty());
-    a.client->send({{"type", "move"}, {"room", room}, {"move", legal[0]}});
-  }
+  ASSERT_TRUE(play_first_legal_until_over(*a.client, room, 0));
   const HttpAnswer leaver = get_when(server.port(), "/api/players/" + b.id,
                                      [](const HttpAnswer& answer) { return answer.status == 200; });
   ASSERT_EQ(leaver.status, 200) << leaver.body.dump();
@@ -168,6 +179,37 @@ TEST(RatingsPlayTest, APlayerWhoLeavesARatedGameRanksLast) {
   EXPECT_EQ(leaver.body["recent"][0]["place"], 2);
   const HttpAnswer stayer = get(server.port(), "/api/players/" + a.id);
   EXPECT_GT((*rating_of(stayer.body, "agram"))["rating"].get<double>(), 1500);
+}
+
+// A rated quick-play table that bots fill: the game is rated, and so is the greedy bot.
+TEST(RatingsPlayTest, QuickPlaysRatedBotsGetARatingOfTheirOwn) {
+  auto config = durable_config("quick");
+  config.quick_play_bots_after = std::chrono::seconds(1);
+  ServerFixture server(config);
+  Seated a = player(server, "ann");
+  const Json waiting = a.client->request({{"type", "quick_play"},
+                                          {"kind", "agram"},
+                                          {"seats", 2},
+                                          {"rated", true},
+                                          {"options", {{"target", 1}}}});
+  ASSERT_EQ(waiting["status"], "waiting") << waiting.dump();
+  EXPECT_EQ(waiting["rated"], true);
+  std::string room;
+  for (int i = 0; i < 50 && room.empty(); ++i) {
+    const auto push = a.client->next_of("quick_play", std::chrono::seconds(3));
+    ASSERT_TRUE(push);
+    if ((*push)["status"] == "seated") room = (*push)["room"];
+  }
+  ASSERT_FALSE(room.empty());
+  ASSERT_TRUE(play_first_legal_until_over(*a.client, room, 0));
+  const HttpAnswer bot = get_when(server.port(), "/api/players/bot:greedy",
+                                  [](const HttpAnswer& answer) { return answer.status == 200; });
+  ASSERT_EQ(bot.status, 200) << bot.body.dump();
+  EXPECT_EQ(bot.body["bot"], true);
+  ASSERT_TRUE(rating_of(bot.body, "agram"));
+  EXPECT_EQ((*rating_of(bot.body, "agram"))["games"], 1);
+  const HttpAnswer board = get(server.port(), "/api/leaderboard?kind=agram");
+  ASSERT_EQ(board.body["players"].size(), 2U);
 }
 
 TEST(RatingsPlayTest, BadInputGetsItsCodeAndChangesNothing) {
