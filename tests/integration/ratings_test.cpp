@@ -76,7 +76,7 @@ std::string start_rated_agram(Seated& a, Seated& b, std::uint64_t seed) {
                                           {"rated", true},
                                           {"options", {{"target", 1}, {"seed", seed}}}});
   EXPECT_EQ(created["type"], "room_created") << created.dump();
-  const std::string room = created.value("room", "");
+  std::string room = created.value("room", "");
   EXPECT_EQ(b.client->request({{"type", "join_room"}, {"room", room}, {"seat", 1}})["type"],
             "joined");
   EXPECT_EQ(a.client->request({{"type", "start"}, {"room", room}})["type"], "ok");
