@@ -49,6 +49,7 @@ struct QuickPlay {
   std::string kind;
   std::optional<int> seats;       // absent: the game's default
   Json options = Json::object();  // the game's own options only
+  bool rated = false;             // a rated table (docs/ARCHITECTURE.md, "Ratings")
 };
 struct CancelQuickPlay {};
 
@@ -56,6 +57,7 @@ struct CreateRoom {
   std::string kind;
   std::optional<int> seats;       // absent: the game's default; the game checks its own range
   Json options = Json::object();  // always an object (absent or null became {})
+  bool rated = false;             // its games update the players' ratings
 };
 
 struct JoinRoom {

@@ -239,6 +239,7 @@ Command decode_table_request(Reader& reader) {
     request.seats = static_cast<int>(*seats);
   }
   request.options = reader.optional_object("options");
+  request.rated = reader.optional_bool("rated").value_or(false);
   return request;
 }
 

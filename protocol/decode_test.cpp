@@ -87,6 +87,17 @@ TEST(Decode, CreateRoom) {
             Json::object());
 }
 
+TEST(Decode, RatedTables) {
+  EXPECT_FALSE(command<CreateRoom>(R"({"type":"create_room","kind":"k"})").rated);
+  EXPECT_TRUE(command<CreateRoom>(R"({"type":"create_room","kind":"k","rated":true})").rated);
+  EXPECT_TRUE(command<QuickPlay>(R"({"type":"quick_play","kind":"k","rated":true})").rated);
+  EXPECT_FALSE(command<QuickPlay>(R"({"type":"quick_play","kind":"k","rated":null})").rated);
+  EXPECT_NE(refusal(R"({"type":"create_room","kind":"k","rated":1})").find("rated"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"type":"quick_play","kind":"k","rated":"yes"})").find("rated"),
+            std::string::npos);
+}
+
 TEST(Decode, JoinWatchLeaveStartLegalMoves) {
   const JoinRoom join = command<JoinRoom>(R"({"type":"join_room","room":"r1","seat":3})");
   EXPECT_EQ(join.room, "r1");

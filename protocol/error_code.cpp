@@ -63,6 +63,10 @@ std::string_view wire_name(ErrorCode code) {
       return "already_queued";
     case ErrorCode::kNotQueued:
       return "not_queued";
+    case ErrorCode::kRatedNoBots:
+      return "rated_no_bots";
+    case ErrorCode::kNoSuchPlayer:
+      return "no_such_player";
     case ErrorCode::kAlreadySeated:
       return "already_seated";
   }
@@ -82,6 +86,7 @@ int http_status(ErrorCode code) {
     case ErrorCode::kNoSuchRoom:
     case ErrorCode::kUnknownGame:
     case ErrorCode::kNotStarted:
+    case ErrorCode::kNoSuchPlayer:
       return 404;
     case ErrorCode::kNotAllowed:
     case ErrorCode::kNotSeated:
@@ -115,6 +120,7 @@ int http_status(ErrorCode code) {
     case ErrorCode::kAlreadyQueued:
     case ErrorCode::kNotQueued:
     case ErrorCode::kAlreadySeated:
+    case ErrorCode::kRatedNoBots:
       return 400;
   }
   return 400;

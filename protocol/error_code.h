@@ -43,6 +43,8 @@ enum class ErrorCode {
   kAlreadyQueued,      // quick_play from a player already waiting for a table
   kNotQueued,          // cancel_quick_play from a player who is not waiting
   kAlreadySeated,      // quick_play from a player seated at an unfinished table
+  kRatedNoBots,        // add_bot in a rated room (only the server seats bots in rated play)
+  kNoSuchPlayer,       // GET /api/players/<id> of an id with no rated game
 };
 
 // Every code, in declaration order: for tests and documentation checks.
@@ -57,6 +59,7 @@ inline constexpr ErrorCode kAllErrorCodes[] = {
     ErrorCode::kTooManyRooms,     ErrorCode::kNotAllowed,     ErrorCode::kUnknownStrategy,
     ErrorCode::kInternalError,    ErrorCode::kRoomMoved,      ErrorCode::kEngineUnavailable,
     ErrorCode::kAlreadyQueued,    ErrorCode::kNotQueued,      ErrorCode::kAlreadySeated,
+    ErrorCode::kRatedNoBots,      ErrorCode::kNoSuchPlayer,
 };
 
 // The snake_case wire name, e.g. "bad_request".

@@ -18,6 +18,7 @@
 #include "protocol/replay.h"
 #include "server/linger.h"
 #include "server/log_throttle.h"
+#include "server/ratings_api.h"
 #include "server/static_files.h"
 #include "server/ws_session.h"
 
@@ -308,6 +309,18 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
                         "application/json"));
       if (request.method() == http::verb::head) answer->body().clear();
       net::post(self->stream_.get_executor(), [self, answer] { self->write(answer); });
+    });
+    return;
+  } else if (const std::string_view target(request.target().data(), request.target().size());
+             request.method() == http::verb::get &&
+             is_ratings_path(target.substr(0, target.find('?')))) {
+    // /api/leaderboard and /api/players/<id> read the store off the event loop.
+    state_->run_blocking([self = this->shared_from_this(), request = std::move(request)] {
+      const std::string_view wanted(request.target().data(), request.target().size());
+      const ApiAnswer answer = ratings_api(self->state_->store(), wanted);
+      auto reply = std::make_shared<http::response<http::string_body>>(make_response(
+          request, static_cast<http::status>(answer.status), answer.body, "application/json"));
+      net::post(self->stream_.get_executor(), [self, reply] { self->write(reply); });
     });
     return;
   } else if (auto replay = replay_request(request.target());

@@ -35,6 +35,11 @@ std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
     return nullptr;
   }
   setup.creator = creator;
+  if (request.rated && !store_) {
+    refusal = {ErrorCode::kNotAllowed,
+               "rated games need a durable store (this server runs with --store none)"};
+    return nullptr;
+  }
 
   std::lock_guard lock(mutex_);
   if (rooms_.size() >= config_.max_rooms) {
@@ -85,6 +90,7 @@ std::optional<Lobby::Refusal> Lobby::check_table(const protocol::CreateRoom& req
   std::string error;
   auto normalized = normalize_options(info->options, game_options, error);
   if (!normalized) return Refusal{ErrorCode::kBadOptions, error};
+  setup.options.rated = request.rated;
   setup.game = info;
   setup.seats = seats;
   setup.game_options = std::move(*normalized);

@@ -62,6 +62,8 @@ class Lobby {
 
   // Rooms go to `store` from now on (null: nothing is persisted).
   void set_store(Store* store) { store_ = store; }
+  // Whether rooms are kept in a store (rated games need one).
+  bool has_store() const { return store_ != nullptr; }
   // Rebuilds every stored unfinished room; returns how many were frozen.
   int restore(const LoadedState& stored, Identity& identity);
 

@@ -5,7 +5,8 @@
 namespace parlor::server {
 
 std::string Matchmaker::key_of(const Wish& wish) {
-  return wish.game->kind + '/' + std::to_string(wish.seats) + '/' + wish.options.dump();
+  return wish.game->kind + '/' + std::to_string(wish.seats) + '/' + (wish.rated ? "rated/" : "") +
+         wish.options.dump();
 }
 
 bool Matchmaker::enqueue(std::shared_ptr<Player> player, Wish wish, Clock::time_point now) {

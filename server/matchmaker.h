@@ -30,6 +30,7 @@ class Matchmaker {
     const GameInfo* game = nullptr;
     int seats = 0;
     Json options = Json::object();
+    bool rated = false;  // rated and unrated players never share a table
   };
   // A table to open: `players` in seat order, bots in the seats after them.
   struct Match {

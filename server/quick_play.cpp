@@ -23,6 +23,7 @@ Json standing_message(const Matchmaker::Standing& standing) {
           {"kind", standing.wish.game->kind},
           {"seats", standing.wish.seats},
           {"options", standing.wish.options},
+          {"rated", standing.wish.rated},
           {"position", standing.position},
           {"waiting", standing.waiting},
           {"estimate_ms", standing.estimate.count()}};
@@ -47,10 +48,14 @@ std::optional<QuickPlay::Refusal> QuickPlay::check(const std::shared_ptr<Player>
   // Quick-play tables are public, with the default room options: only the game's own
   // options may be chosen.
   TableSetup setup;
-  if (auto refused =
-          Lobby::check_table(protocol::CreateRoom{request.kind, request.seats, request.options},
-                             /*allow_seed=*/false, /*room_options=*/false, setup)) {
+  if (auto refused = Lobby::check_table(
+          protocol::CreateRoom{request.kind, request.seats, request.options, request.rated},
+          /*allow_seed=*/false, /*room_options=*/false, setup)) {
     return refused;
+  }
+  if (request.rated && !lobby_.has_store()) {
+    return Refusal{ErrorCode::kNotAllowed,
+                   "rated games need a durable store (this server runs with --store none)"};
   }
   for (const std::string& room : player->rooms()) {
     const auto summary = lobby_.summary_of(room);
@@ -59,7 +64,7 @@ std::optional<QuickPlay::Refusal> QuickPlay::check(const std::shared_ptr<Player>
                                                     "); finish or leave it before quick play"};
     }
   }
-  wish = Matchmaker::Wish{setup.game, setup.seats, std::move(setup.game_options)};
+  wish = Matchmaker::Wish{setup.game, setup.seats, std::move(setup.game_options), request.rated};
   return std::nullopt;
 }
 
@@ -116,7 +121,8 @@ void QuickPlay::tick() {
 
 void QuickPlay::open(const Matchmaker::Match& match) {
   const auto& creator = match.players.front();
-  protocol::CreateRoom request{match.wish.game->kind, match.wish.seats, match.wish.options};
+  protocol::CreateRoom request{match.wish.game->kind, match.wish.seats, match.wish.options,
+                               match.wish.rated};
   Lobby::Refusal refusal;
   auto room = lobby_.create_room(creator, request, refusal);
   if (!room) {
@@ -132,7 +138,7 @@ void QuickPlay::open(const Matchmaker::Match& match) {
   }
   const auto nowhere = std::make_shared<NoReply>();
   const auto as = [&](const std::shared_ptr<Player>& player) {
-    return Caller{player, nowhere, nullptr, Clock::now()};
+    return Caller{player, nowhere, nullptr, Clock::now(), /*server_seats_bots=*/true};
   };
   // Posted to the room's strand in this order: seats, bots, then the start.
   for (std::size_t seat = 0; seat < match.players.size(); ++seat) {

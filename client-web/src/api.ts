@@ -221,9 +221,12 @@ function onQuickPlay(msg: Message): void {
   }
 }
 
-// Asks for a seat at a table of `kind` with the game's default seats and options.
+// Asks for a seat at a table of `kind` with the game's default seats and options (rated when
+// the lobby's "Rated" box is ticked).
 export async function quickPlay(kind: string): Promise<void> {
-  const reply = await lobbyCall(() => req({ type: 'quick_play', kind }));
+  const msg: Message = { type: 'quick_play', kind };
+  if (state.drafts['quick:rated'] === 'true') msg.rated = true;
+  const reply = await lobbyCall(() => req(msg));
   if (reply) waitFrom(reply);
   else state.quickPlay = null;
   changed();
@@ -302,8 +305,10 @@ export function setName(name: string): void {
   changed();
 }
 
-export async function createRoom(kind: string, seats: number, options: JsonObject): Promise<void> {
-  const reply = await lobbyCall(() => req({ type: 'create_room', kind, seats, options }), 'createError');
+export async function createRoom(kind: string, seats: number, options: JsonObject, rated = false): Promise<void> {
+  const msg: Message = { type: 'create_room', kind, seats, options };
+  if (rated) msg.rated = true;
+  const reply = await lobbyCall(() => req(msg), 'createError');
   if (reply && typeof reply.room === 'string') {
     const r = room(reply.room);
     r.watching = false;
@@ -454,12 +459,18 @@ export function parseRoute(hash: string): typeof state.route {
     const game = /(?:^|&)game=(\d+)/.exec(replay[3] ?? '');
     return { page: 'replay', id: decodeURIComponent(replay[1]), seat: replay[2] !== undefined ? Number(replay[2]) : null, game: game ? Number(game[1]) : null };
   }
+  const board = /^#\/leaderboard(?:\/([^/?#]+))?\/?$/.exec(hash);
+  if (board) return { page: 'leaderboard', kind: board[1] !== undefined ? decodeURIComponent(board[1]) : null };
+  const profile = /^#\/player\/([^/?#]+)\/?$/.exec(hash);
+  if (profile) return { page: 'player', id: decodeURIComponent(profile[1]) };
   const m = /^#\/room\/([^/?#]+)/.exec(hash);
   return m ? { page: 'room', id: decodeURIComponent(m[1]) } : { page: 'lobby' };
 }
 
 export function routeHash(route: typeof state.route): string {
   if (route.page === 'room') return `#/room/${encodeURIComponent(route.id)}`;
+  if (route.page === 'leaderboard') return `#/leaderboard${route.kind !== null ? `/${encodeURIComponent(route.kind)}` : ''}`;
+  if (route.page === 'player') return `#/player/${encodeURIComponent(route.id)}`;
   if (route.page === 'replay') {
     return `#/replay/${encodeURIComponent(route.id)}${route.seat !== null ? `/${route.seat}` : ''}${route.game !== null ? `?game=${route.game}` : ''}`;
   }

@@ -63,6 +63,7 @@ function quickPlayPanel(): HTMLElement {
   return h('section', { class: 'panel quick-play', 'data-testid': 'quick-play' },
     h('h2', null, 'Quick play'),
     h('p', { class: 'muted small' }, 'Get a seat with other players now, or with bots if nobody comes.'),
+    ratedBox('quick-play-rated', 'quick:rated', 'Rated: the result changes your rating (the bots that fill in are rated too)'),
     h('div', { class: 'quick-play-buttons' }, state.games.map((g) => h('button', {
       type: 'button', class: 'primary', 'data-testid': `quick-play-${g.kind}`, onclick: () => void quickPlay(g.kind),
     }, `Quick play ${g.name}`))));
@@ -192,7 +193,7 @@ function createForm(): HTMLElement {
     ev.preventDefault();
     // Read the drafts now: changing a field does not re-render this closure.
     const chosen = Number.parseInt(state.drafts[seatKey] ?? String(seats), 10);
-    void createRoom(game.kind, chosen, collectOptions(game));
+    void createRoom(game.kind, chosen, collectOptions(game), state.drafts['create:rated'] === 'true');
   };
   return h('form', { class: 'panel create', 'data-testid': 'create-form', 'data-kind': game.kind, onsubmit: submit },
     h('h2', null, 'New table'),
@@ -205,6 +206,7 @@ function createForm(): HTMLElement {
       h('select', { id: 'create-seats', 'data-testid': 'create-seats', onchange: (e: Event) => { state.drafts[seatKey] = (e.target as HTMLSelectElement).value; } },
         seatChoices.map((n) => h('option', { value: n, selected: n === seats }, String(n))))),
     Object.entries(game.options ?? {}).map(([name, spec]) => optionField(game, name, spec)),
+    ratedBox('create-rated', 'create:rated', 'Rated: results change ratings (no bots can be added)'),
     h('details', { class: 'advanced', open: state.drafts.tableOpen === '1', ontoggle: (e: Event) => { state.drafts.tableOpen = (e.target as HTMLDetailsElement).open ? '1' : ''; } },
       h('summary', null, 'Table settings'),
       h('div', { class: 'field check-row' },
@@ -233,6 +235,14 @@ function createForm(): HTMLElement {
     h('button', { type: 'submit', class: 'primary', 'data-testid': 'create-room' }, `Create ${gameName(game.kind)} table`),
     // A refusal shows where the user just clicked, not at the top of the page.
     state.createError ? h('p', { class: 'error', role: 'alert', 'data-testid': 'create-error' }, readable(state.createError)) : null);
+}
+
+// A "Rated" checkbox whose state lives in drafts[key].
+function ratedBox(id: string, key: string, label: string): HTMLElement {
+  return h('div', { class: 'field check-row' },
+    h('input', { id, 'data-testid': id, type: 'checkbox', checked: state.drafts[key] === 'true',
+      onchange: (e: Event) => { state.drafts[key] = String((e.target as HTMLInputElement).checked); } }),
+    h('label', { for: id }, label));
 }
 
 function gameList(): HTMLElement {

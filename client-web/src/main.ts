@@ -4,6 +4,7 @@
 import './style.css';
 import { connect, go, onRoute, reconnectNow } from './api';
 import { lobbyView, nameForm } from './lobby';
+import { leaderboardView, playerView } from './leaderboard';
 import { focusOpenDialog, h, renderLoop } from './render';
 import { roomView } from './room';
 import { replayKeys, replayView } from './replay';
@@ -49,6 +50,8 @@ function shell(): HTMLElement {
   const route = state.route;
   // A finished game's replay needs no identity (it comes over plain HTTP).
   const body = route.page === 'replay' && state.drafts.editingName !== '1' ? replayView(route.id, route.seat, route.game)
+    : route.page === 'leaderboard' && state.drafts.editingName !== '1' ? leaderboardView(route.kind)
+    : route.page === 'player' && state.drafts.editingName !== '1' ? playerView(route.id)
     : (!hasName && !identity.token()) || state.drafts.editingName === '1' ? h('main', { class: 'lobby' }, nameForm())
       : route.page === 'room' ? roomView(route.id) : lobbyView();
   return h('div', { class: 'app' },
@@ -57,6 +60,7 @@ function shell(): HTMLElement {
     h('header', { class: 'topbar' },
       h('a', { class: 'brand', href: '#/', onclick: (e: Event) => { e.preventDefault(); go({ page: 'lobby' }); } }, h('span', { 'aria-hidden': 'true' }, '♠♥'), ' Parlor'),
       h('div', { class: 'topbar-right' },
+        h('a', { class: 'link', href: '#/leaderboard', 'data-testid': 'leaderboard-link', onclick: (e: Event) => { e.preventDefault(); go({ page: 'leaderboard', kind: null }); } }, 'Leaderboard'),
         statusBadge(),
         hasName ? h('span', { class: 'me-name', 'data-testid': 'my-name' }, state.name) : null,
         hasName ? h('button', { type: 'button', class: 'link', 'data-testid': 'rename', onclick: () => { state.drafts.name = state.name; state.drafts.editingName = '1'; changed(); } }, 'change name') : null)),

@@ -6,7 +6,10 @@ import type { Status } from './socket';
 
 export type Route = { page: 'lobby' } | { page: 'room'; id: string }
   // seat null: the spectator view; game null: the room's latest game.
-  | { page: 'replay'; id: string; seat: number | null; game: number | null };
+  | { page: 'replay'; id: string; seat: number | null; game: number | null }
+  // The ratings of a game kind (null: the first game), and one player's profile.
+  | { page: 'leaderboard'; kind: string | null }
+  | { page: 'player'; id: string };
 
 // A replay being watched: fetched once per (room, seat, game), stepped locally.
 export interface ReplayData {

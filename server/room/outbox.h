@@ -39,7 +39,7 @@ struct Delivery {
 
 // A record for the store. `gating`: frames wait for it, and its failure stops the game.
 struct StoreWrite {
-  std::variant<MoveRecord, RoomRecord> record;
+  std::variant<MoveRecord, RoomRecord, RatedGameRecord> record;
   bool gating = false;
 };
 

@@ -225,7 +225,7 @@ void Room::write(StoreWrite w) {
   } else {
     done = [weak = weak_from_this(), room = id_](WriteResult result) {
       if (result == WriteResult::kFailed) {
-        log_error("room " + room + ": the room record could not be saved",
+        log_error("room " + room + ": a record of the room could not be saved",
                   {.event = "room_save_failed", .room = room});
       } else if (result == WriteResult::kFenced) {
         if (auto self = weak.lock()) self->let_go("");
@@ -234,6 +234,8 @@ void Room::write(StoreWrite w) {
   }
   if (auto* move = std::get_if<MoveRecord>(&w.record)) {
     store_->append_move(std::move(*move), std::move(done));
+  } else if (auto* rated = std::get_if<RatedGameRecord>(&w.record)) {
+    store_->record_rated_game(std::move(*rated), std::move(done));
   } else {
     store_->save_room(std::move(std::get<RoomRecord>(w.record)), std::move(done));
   }

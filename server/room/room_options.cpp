@@ -36,6 +36,7 @@ Json room_options_json(const RoomOptions& options) {
               {"turn_seconds", options.turn_seconds.count()},
               {"on_timeout", on_timeout_name(options.on_timeout)}};
   if (options.seed) out["seed"] = *options.seed;
+  if (options.rated) out["rated"] = true;
   return out;
 }
 
@@ -59,6 +60,9 @@ RoomOptions room_options_from_json(const Json& stored) {
   }
   if (auto it = stored.find("seed"); it != stored.end() && it->is_number_unsigned()) {
     out.seed = it->get<std::uint64_t>();
+  }
+  if (auto it = stored.find("rated"); it != stored.end() && it->is_boolean()) {
+    out.rated = it->get<bool>();
   }
   return out;
 }

@@ -28,11 +28,15 @@ struct RoomOptions {
   // 0: no turn clock. Otherwise a seat to act gets this long before on_timeout moves for it.
   std::chrono::seconds turn_seconds{0};
   OnTimeout on_timeout = OnTimeout::kBot;
+  // Its games update the players' ratings; players may not add bots (docs/ARCHITECTURE.md,
+  // "Ratings"). Set by create_room's and quick_play's `rated`, not by `options`.
+  bool rated = false;
 
   bool operator==(const RoomOptions&) const = default;
 };
 
-// The stored form: {"private":B,"grace":S,"turn_seconds":S,"on_timeout":"bot"|"pass"[,"seed":N]}.
+// The stored form: {"private":B,"grace":S,"turn_seconds":S,"on_timeout":"bot"|"pass"[,"seed":N]
+// [,"rated":true]}.
 Json room_options_json(const RoomOptions& options);
 
 // Reads the stored form back; keys it does not hold, or holds with a value of the wrong type

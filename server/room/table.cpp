@@ -112,7 +112,11 @@ void Table::leave(const Caller& caller, TableTime now, Outbox& out) {
   } else if (auto seat = seat_of(*caller.player)) {
     auto& occupant = seats_[static_cast<std::size_t>(*seat)];
     if (status_ == RoomStatus::kPlaying) {
-      // The game goes on: a bot takes the seat over for good.
+      // The game goes on: a bot takes the seat over for good. In a rated game the seat's
+      // player has abandoned it: it ranks last.
+      if (static_cast<std::size_t>(*seat) < left_game_.size()) {
+        left_game_[static_cast<std::size_t>(*seat)] = true;
+      }
       occupant->player.reset();
       occupant->name = "Bot (" + occupant->name + ")";
       hand_seat_to_bot(*occupant);
@@ -133,6 +137,13 @@ void Table::add_bot(const Caller& caller, int seat, const std::string& strategy,
   last_activity_ = now.steady;
   if (!is_member(*caller.player)) {
     return reply_error(caller, ErrorCode::kNotSeated, "only players in the room may add bots", out);
+  }
+  if (setup_.options.rated && !caller.server_seats_bots) {
+    return reply_error(caller, ErrorCode::kRatedNoBots,
+                       "room " + id() +
+                           " is rated: players may not add bots (quick play's rated tables seat "
+                           "bots themselves)",
+                       out);
   }
   if (seat < 0 || seat >= setup_.seats) {
     return reply_error(caller, ErrorCode::kBadRequest,
@@ -319,6 +330,7 @@ void Table::begin_game(TableTime now, Outbox& out) {
   }
   start_seq_ = seq_;
   game_started_ms_ = now.unix_ms;
+  note_rated_identities();
   finished_ms_.reset();
   status_ = RoomStatus::kPlaying;
   log_info("room " + id() + " started " + setup_.game->kind,
@@ -345,6 +357,9 @@ void Table::finish_game(TableTime now, Outbox& out) {
   turn_clock_.reset();
   bot_due_.reset();
   send_to_members(make_frame(protocol::encode_game_over(id(), game_->result())), out);
+  // Before the record that says the room finished: once that is durable, so is this, and
+  // until it is, a recovery replays the game to its end and records it again.
+  record_rated_game(now, out);
   count_open(false, out);
   log_info("room " + id() + " finished after " + std::to_string(moves_in_game_) + " moves",
            {.event = "game_finished", .room = id()});

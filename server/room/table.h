@@ -52,6 +52,9 @@ struct Caller {
   std::shared_ptr<Connection> connection;
   Json re;
   Clock::time_point received = Clock::now();
+  // The server itself (quick play) seats bots: allowed in a rated room, where a player's
+  // add_bot is refused.
+  bool server_seats_bots = false;
 };
 
 struct TableSetup {
@@ -260,6 +263,10 @@ class Table {
   // table_record.cpp
   void persist_move(Seat seat, Json move, TableTime now, Outbox& out);
   void persist_room(Outbox& out, bool gate_frames = false);
+  // A rated game ended: its result and sides go to the store, which rates it once.
+  void record_rated_game(TableTime now, Outbox& out);
+  // Who holds each seat, for the ratings (rated_identities_).
+  void note_rated_identities();
 
   TableSetup setup_;
   TableTimings timings_;
@@ -273,6 +280,10 @@ class Table {
   std::int64_t seq_ = 0;
   std::size_t moves_in_game_ = 0;  // moves accepted in this game (the store keeps the moves)
   int game_number_ = 0;            // 1, 2, ... for each (re)start
+  // A rated room's current game: who holds each seat as the game began (a player, or a bot the
+  // server seated as "bot:<strategy>"), and the seats whose player left it with leave_room.
+  std::vector<RatedSeat> rated_identities_;
+  std::vector<bool> left_game_;
   std::uint64_t seed_ = 0;
   std::int64_t start_seq_ = 0;
   UnixMillis created_ms_ = 0;

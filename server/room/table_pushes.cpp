@@ -45,6 +45,9 @@ protocol::RoomSummary Table::summary() const {
   out.status = status();
   out.spectators = static_cast<int>(spectators_.size());
   out.options = setup_.game_options;
+  // A rated room says so where clients already read a table's options (docs/ARCHITECTURE.md,
+  // "Ratings"); no game has an option of that name.
+  if (setup_.options.rated) out.options["rated"] = true;
   for (const auto& occupant : seats_) {
     if (!occupant) {
       out.seats.emplace_back(std::nullopt);

@@ -3,6 +3,7 @@
 #include "games/core/replay.h"
 #include "server/log.h"
 #include "server/metrics.h"
+#include "server/ratings/ratings.h"
 #include "server/room/table.h"
 
 namespace parlor::server {
@@ -29,6 +30,65 @@ void Table::persist_room(Outbox& out, bool gate_frames) {
   // the store keeps what it has, from which the room is loaded again.
   if (!setup_.persistent || store_stalled_) return;
   gate_.write(out, {record(), gate_frames});
+}
+
+void Table::note_rated_identities() {
+  rated_identities_.clear();
+  left_game_.assign(seats_.size(), false);
+  if (!setup_.options.rated) return;
+  for (const auto& occupant : seats_) {
+    RatedSeat seat;
+    if (occupant && occupant->player) {
+      seat.player_id = occupant->player->id();
+      seat.name = occupant->name;
+    } else if (occupant && occupant->bot) {
+      seat.player_id = "bot:" + std::string(occupant->bot->name());
+      seat.name = std::string(occupant->bot->name()) + " (bot)";
+    }
+    rated_identities_.push_back(std::move(seat));
+  }
+}
+
+void Table::record_rated_game(TableTime now, Outbox& out) {
+  if (!setup_.options.rated || !setup_.persistent || !game_ || !game_->finished()) return;
+  if (rated_identities_.size() != seats_.size()) return;
+  // A seat is abandoned when its player left it, or when a stand-in bot still plays it for a
+  // player whose grace ran out.
+  std::vector<bool> abandoned(seats_.size(), false);
+  for (std::size_t s = 0; s < seats_.size(); ++s) {
+    const auto& occupant = seats_[s];
+    abandoned[s] =
+        (s < left_game_.size() && left_game_[s]) || (occupant && occupant->player && occupant->bot);
+  }
+  const Json result = game_->result();
+  const auto sides = ratings::sides_from_result(result, setup_.seats, abandoned);
+  if (!sides || sides->size() < 2) {
+    log_error("room " + id() + ": the result of game " + std::to_string(game_number_) +
+                  " does not say who won; it is not rated",
+              {.event = "rating_skipped", .room = id()});
+    return;
+  }
+  RatedGameRecord rated;
+  rated.room_id = id();
+  rated.game_number = game_number_;
+  rated.kind = setup_.game->kind;
+  rated.finished_ms = finished_ms_.value_or(now.unix_ms);
+  rated.seats = rated_identities_;
+  for (std::size_t k = 0; k < sides->size(); ++k) {
+    rated.side_ranks.push_back((*sides)[k].rank);
+    for (const int seat : (*sides)[k].seats) {
+      auto& who = rated.seats[static_cast<std::size_t>(seat)];
+      who.side = static_cast<int>(k);
+      who.abandoned = abandoned[static_cast<std::size_t>(seat)];
+    }
+  }
+  for (const RatedSeat& seat : rated.seats) {
+    if (seat.player_id.empty()) return;  // a seat nobody held: nothing to rate
+  }
+  rated.result = result;
+  rated.epoch = setup_.epoch;
+  rated.owner = setup_.owner;
+  gate_.write(out, {std::move(rated), /*gating=*/false});
 }
 
 template <typename Answer>
@@ -174,6 +234,23 @@ bool Table::restore(const LoadedRoom& stored,
   }
   if (r.status != StoredRoomStatus::kPlaying) return true;
   status_ = RoomStatus::kPlaying;
+  // Who held the seats, as the record has them: a player who left the game before the
+  // restart is not in it any more, and its seat is rated as its stand-in bot.
+  rated_identities_.clear();
+  left_game_.assign(seats_.size(), false);
+  if (setup_.options.rated) {
+    for (const auto& seat : r.occupants) {
+      RatedSeat who;
+      if (seat && seat->player_id) {
+        who.player_id = *seat->player_id;
+        who.name = seat->name;
+      } else if (seat && seat->bot) {
+        who.player_id = "bot:" + *seat->bot;
+        who.name = *seat->bot + " (bot)";
+      }
+      rated_identities_.push_back(std::move(who));
+    }
+  }
   LogReplayer replayer(*setup_.game, setup_.game_options, setup_.seats, seed_);
   for (const MoveRecord& m : stored.moves) {
     if (replayer.apply(m.seat, m.move, m.state_hash)) continue;
@@ -210,6 +287,8 @@ void Table::resume_after_restore(TableTime now, Outbox& out) {
   for (const Spectator& spectator : spectators_) {
     out.memberships.push_back({spectator.player, true});
   }
+  // The game ended just before the restart: rated again (the store rates a game once).
+  if (status_ == RoomStatus::kFinished) record_rated_game(now, out);
   if (status_ != RoomStatus::kPlaying) return publish_room(out);
   // The grace periods start now, and the turn clock restarts in full so nobody loses time
   // to the outage.

@@ -476,6 +476,75 @@ TEST_F(DurableTest, AGamesLastMoveThatCannotBeStoredEndsNothing) {
   }
 }
 
+TEST_F(DurableTest, ARatedRoomRefusesAPlayersBotButSeatsTheServers) {
+  RoomOptions rated;
+  rated.rated = true;
+  make_table(rated, /*persistent=*/true);
+  table->join(clients[0].caller(), 0, false, at(0s), fresh());
+  table->add_bot(clients[0].caller(2), 1, "greedy", at(0s), fresh());
+  ASSERT_EQ(replies().size(), 1u);
+  EXPECT_EQ(replies()[0]["code"], "rated_no_bots");
+  EXPECT_FALSE(out.summary) << "nothing changed";
+  EXPECT_FALSE(table->record().occupants[1]);
+  EXPECT_EQ(table->record().room_options["rated"], true);
+  Caller server = clients[0].caller(3);
+  server.server_seats_bots = true;  // quick play filling a rated table
+  table->add_bot(server, 1, "greedy", at(0s), fresh());
+  ASSERT_TRUE(table->record().occupants[1]);
+  EXPECT_EQ(table->record().occupants[1]->bot, "greedy");
+}
+
+TEST_F(DurableTest, ARatedGamesEndIsRecordedBeforeTheRoomSaysItFinished) {
+  RoomOptions rated;
+  rated.rated = true;
+  make_table(rated, /*persistent=*/true);
+  seat_all_and_start();
+  for (int i = 0; i < 2000 && table->status() == RoomStatus::kPlaying; ++i) {
+    table->durable(WriteResult::kDurable, fresh());
+    play_one(std::chrono::seconds(i + 1));
+  }
+  ASSERT_EQ(table->status(), RoomStatus::kFinished);
+  std::optional<std::size_t> rated_at;
+  std::optional<std::size_t> finished_at;
+  for (std::size_t i = 0; i < out.writes.size(); ++i) {
+    if (std::holds_alternative<RatedGameRecord>(out.writes[i].record)) rated_at = i;
+    const auto* room = std::get_if<RoomRecord>(&out.writes[i].record);
+    if (room && room->status == StoredRoomStatus::kFinished && !finished_at) finished_at = i;
+  }
+  ASSERT_TRUE(rated_at);
+  ASSERT_TRUE(finished_at);
+  EXPECT_LT(*rated_at, *finished_at);
+  const auto& game = std::get<RatedGameRecord>(out.writes[*rated_at].record);
+  EXPECT_FALSE(out.writes[*rated_at].gating);
+  EXPECT_EQ(game.room_id, "r1");
+  EXPECT_EQ(game.game_number, 1);
+  EXPECT_EQ(game.kind, "bigtwo");
+  ASSERT_EQ(game.seats.size(), 4u);
+  ASSERT_EQ(game.side_ranks.size(), 4u);
+  const Json result = table->game()->result();
+  for (std::size_t seat = 0; seat < 4; ++seat) {
+    EXPECT_EQ(game.seats[seat].player_id, "p" + std::to_string(seat));
+    EXPECT_EQ(game.seats[seat].side, static_cast<int>(seat));
+    EXPECT_FALSE(game.seats[seat].abandoned);
+  }
+  for (const auto& winner : result["winners"]) {
+    EXPECT_EQ(game.side_ranks[winner.get<std::size_t>()], 0);
+  }
+  EXPECT_EQ(game.result, result);
+}
+
+TEST_F(DurableTest, AnUnratedGamesEndIsNotRecordedForRatings) {
+  seat_all_and_start();
+  for (int i = 0; i < 2000 && table->status() == RoomStatus::kPlaying; ++i) {
+    table->durable(WriteResult::kDurable, fresh());
+    play_one(std::chrono::seconds(i + 1));
+  }
+  ASSERT_EQ(table->status(), RoomStatus::kFinished);
+  for (const StoreWrite& w : out.writes) {
+    EXPECT_FALSE(std::holds_alternative<RatedGameRecord>(w.record));
+  }
+}
+
 TEST_F(DurableTest, ARecordAndItsMovesRestoreTheSameTable) {
   seat_all_and_start();
   LoadedRoom stored;

@@ -103,6 +103,54 @@ END $$;
 CREATE TRIGGER moves_fence BEFORE INSERT ON moves
   FOR EACH ROW EXECUTE FUNCTION parlor_fence_move();
 )sql",
+    // 2 -> 3: rated games and ratings, as SQLite's version 4 (docs/ARCHITECTURE.md,
+    // "Ratings"). Not tied to rooms: pruning a room's replays keeps its rated results.
+    R"sql(
+CREATE TABLE rated_games (
+  room_id     text NOT NULL,
+  game_number integer NOT NULL CHECK (game_number > 0),
+  kind        text NOT NULL,
+  finished_ms bigint NOT NULL,
+  system      text NOT NULL CHECK (system IN ('glicko2', 'weng-lin')),
+  sides       integer NOT NULL CHECK (sides >= 2),
+  result      json NOT NULL,  -- the game's result as game_over carried it
+  PRIMARY KEY (room_id, game_number)  -- a game is rated once
+);
+CREATE TABLE rated_seats (
+  room_id           text NOT NULL,
+  game_number       integer NOT NULL,
+  seat              integer NOT NULL CHECK (seat >= 0),
+  player_id         text NOT NULL,  -- a player's id, or bot:<strategy>
+  name              text NOT NULL,
+  kind              text NOT NULL,
+  finished_ms       bigint NOT NULL,
+  side              integer NOT NULL,
+  rank              integer NOT NULL,  -- the side's place, 0 best
+  abandoned         boolean NOT NULL,
+  rating_before     double precision NOT NULL,
+  deviation_before  double precision NOT NULL,
+  volatility_before double precision NOT NULL,
+  rating_after      double precision NOT NULL,
+  deviation_after   double precision NOT NULL,
+  volatility_after  double precision NOT NULL,
+  PRIMARY KEY (room_id, game_number, seat),
+  FOREIGN KEY (room_id, game_number) REFERENCES rated_games(room_id, game_number)
+    ON DELETE CASCADE
+);
+CREATE INDEX rated_seats_by_player ON rated_seats (player_id, finished_ms);
+CREATE TABLE ratings (
+  player_id  text NOT NULL,
+  kind       text NOT NULL,
+  name       text NOT NULL,  -- as the player was last seated
+  rating     double precision NOT NULL,
+  deviation  double precision NOT NULL,
+  volatility double precision NOT NULL,
+  games      integer NOT NULL CHECK (games >= 0),
+  updated_ms bigint NOT NULL,
+  PRIMARY KEY (player_id, kind)
+);
+CREATE INDEX ratings_by_kind ON ratings (kind, (rating - 2 * deviation) DESC, player_id);
+)sql",
 };
 
 // Taken (per transaction) while checking and migrating, so servers starting together on

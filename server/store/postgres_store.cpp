@@ -1,6 +1,9 @@
 #include "server/store/postgres_store.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <iostream>
 #include <map>
@@ -221,6 +224,10 @@ void PostgresStore::append_move(MoveRecord move, DurableCallback on_durable) {
   enqueue({std::move(move), std::move(on_durable), std::chrono::steady_clock::now()});
 }
 
+void PostgresStore::record_rated_game(RatedGameRecord game, DurableCallback on_durable) {
+  enqueue({std::move(game), std::move(on_durable), std::chrono::steady_clock::now()});
+}
+
 void PostgresStore::prune_ended_rooms(UnixMillis before_ms) {
   enqueue({PruneBefore{before_ms}, nullptr, std::chrono::steady_clock::now()});
 }
@@ -328,6 +335,9 @@ std::string PostgresStore::describe(const Write& write) {
   if (const auto* prune = std::get_if<PruneBefore>(&write.record)) {
     return "pruning rooms that ended before " + std::to_string(prune->before_ms);
   }
+  if (const auto* rated = std::get_if<RatedGameRecord>(&write.record)) {
+    return "the ratings of room " + rated->room_id + " game " + std::to_string(rated->game_number);
+  }
   return "flush";
 }
 
@@ -381,6 +391,190 @@ void PostgresStore::add_steps(const Write& write, std::vector<pg::Step>& steps) 
 }
 
 bool PostgresStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok) {
+  const auto is_rated = [](const Write& write) {
+    return std::holds_alternative<RatedGameRecord>(write.record);
+  };
+  if (std::none_of(batch.begin(), batch.end(), is_rated)) return commit_plain(batch, ok);
+  // The writes between rated games go as pipelined transactions, each rated game as its own,
+  // in queue order.
+  ok.assign(batch.size(), 0);
+  bool committed = false;
+  std::vector<Write> part;
+  std::vector<char> part_ok;
+  for (std::size_t i = 0; i < batch.size();) {
+    if (is_rated(batch[i])) {
+      ok[i] = commit_rated(std::get<RatedGameRecord>(batch[i].record));
+      committed = committed || ok[i] == kStored;
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < batch.size() && !is_rated(batch[end])) ++end;
+    part.assign(std::make_move_iterator(batch.begin() + static_cast<std::ptrdiff_t>(i)),
+                std::make_move_iterator(batch.begin() + static_cast<std::ptrdiff_t>(end)));
+    committed = commit_plain(part, part_ok) || committed;
+    for (std::size_t k = 0; k < part.size(); ++k) {
+      batch[i + k] = std::move(part[k]);
+      ok[i + k] = part_ok[k];
+    }
+    i = end;
+  }
+  return committed;
+}
+
+namespace {
+
+std::string real(double value) {
+  std::array<char, 32> out{};
+  std::snprintf(out.data(), out.size(), "%.17g", value);
+  return out.data();
+}
+
+double real(const pg::Result& rows, int row, int column) {
+  const std::string value = rows.text(row, column);
+  char* end = nullptr;
+  const double out = std::strtod(value.c_str(), &end);
+  if (end == value.c_str() || *end != '\0') {
+    throw pg::Error("column " + std::to_string(column) + " holds \"" + value + "\", not a number");
+  }
+  return out;
+}
+
+}  // namespace
+
+char PostgresStore::commit_rated(const RatedGameRecord& game) {
+  const std::string what =
+      "the ratings of room " + game.room_id + " game " + std::to_string(game.game_number);
+  std::vector<ratings::Side> sides;
+  pg::Params head;
+  try {
+    sides = rated_sides(game);
+    if (sides.size() < 2) throw std::invalid_argument("fewer than two sides");
+    for (const RatedSeat& seat : game.seats) {
+      text(seat.player_id, "a player id");
+      text(seat.name, "a name");
+    }
+    head = {text(game.room_id, "the room id"),
+            number(game.game_number),
+            text(game.kind, "the kind"),
+            number(game.finished_ms),
+            std::string(ratings::system_name(sides.size() == 2 ? ratings::System::kGlicko2
+                                                               : ratings::System::kWengLin)),
+            number(static_cast<std::int64_t>(sides.size())),
+            text(game.result.dump(), "the result")};
+  } catch (const std::exception& e) {
+    report(what + " were not stored: " + e.what());
+    return 0;
+  }
+  if (const auto it = fenced_rooms_.find(game.room_id);
+      it != fenced_rooms_.end() && game.epoch <= it->second) {
+    return kFencedOut;
+  }
+  // Every identity once, in one order: two nodes rating games of the same players lock their
+  // rows in the same order, and the second waits for the first's commit.
+  std::set<std::string> identities;
+  for (const RatedSeat& seat : game.seats) identities.insert(seat.player_id);
+  for (int attempt = 0;; ++attempt) {
+    if (writer_conn_ && writer_conn_->broken()) writer_conn_.reset();
+    if (!writer_conn_) {
+      try {
+        writer_conn_ = connect_writer(false);
+      } catch (const StoreError& error) {
+        report(what + " were not stored: " + error.what());
+        return 0;
+      }
+    }
+    auto& conn = *writer_conn_;
+    try {
+      conn.exec("BEGIN");
+      // Fencing, as the room triggers do: a newer owner of the room rates its games itself.
+      const auto room =
+          conn.exec("SELECT epoch, owner FROM rooms WHERE id = $1 FOR SHARE", {head[0]});
+      if (room.rows() == 1 &&
+          (room.integer(0, 0) > game.epoch ||
+           (room.integer(0, 0) == game.epoch && room.text(0, 1) != game.owner))) {
+        conn.exec("ROLLBACK");
+        report(what + " were refused: another node owns room " + game.room_id + " now");
+        auto& floor = fenced_rooms_[game.room_id];
+        floor = std::max(floor, game.epoch);
+        return kFencedOut;
+      }
+      const auto inserted = conn.exec(
+          "INSERT INTO rated_games (room_id, game_number, kind, finished_ms, system, sides, result)"
+          " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (room_id, game_number) DO NOTHING"
+          " RETURNING 1",
+          head);
+      if (inserted.rows() == 0) {  // rated already: a replay of the game's end
+        conn.exec("COMMIT");
+        return kStored;
+      }
+      std::map<std::string, ratings::Rating> current;
+      for (const std::string& id : identities) {
+        conn.exec(
+            "INSERT INTO ratings (player_id, kind, name, rating, deviation, volatility, games,"
+            " updated_ms) VALUES ($1, $2, '', $3, $4, $5, 0, $6)"
+            " ON CONFLICT (player_id, kind) DO NOTHING",
+            {id, head[2], real(ratings::kInitialRating), real(ratings::kInitialDeviation),
+             real(ratings::kInitialVolatility), head[3]});
+        const auto row = conn.exec(
+            "SELECT rating, deviation, volatility FROM ratings WHERE player_id = $1 AND kind = $2"
+            " FOR UPDATE",
+            {id, head[2]});
+        current[id] = {real(row, 0, 0), real(row, 0, 1), real(row, 0, 2)};
+      }
+      std::vector<ratings::Rating> before;
+      for (const RatedSeat& seat : game.seats) before.push_back(current.at(seat.player_id));
+      const ratings::GameRatings rated = ratings::rate_game(sides, before);
+      for (std::size_t seat = 0; seat < game.seats.size(); ++seat) {
+        const RatedSeat& who = game.seats[seat];
+        const ratings::Rating& after = rated.after[seat];
+        conn.exec(
+            "INSERT INTO rated_seats (room_id, game_number, seat, player_id, name, kind,"
+            " finished_ms, side, rank, abandoned, rating_before, deviation_before,"
+            " volatility_before, rating_after, deviation_after, volatility_after)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+            {head[0], head[1], number(static_cast<std::int64_t>(seat)), who.player_id, who.name,
+             head[2], head[3], number(who.side),
+             number(game.side_ranks[static_cast<std::size_t>(who.side)]),
+             std::string(who.abandoned ? "true" : "false"), real(before[seat].rating),
+             real(before[seat].deviation), real(before[seat].volatility), real(after.rating),
+             real(after.deviation), real(after.volatility)});
+      }
+      for (const auto& [id, entry] : merged_by_identity(game, rated.after)) {
+        conn.exec(
+            "UPDATE ratings SET name = $3, rating = $4, deviation = $5, volatility = $6,"
+            " games = games + 1, updated_ms = $7 WHERE player_id = $1 AND kind = $2",
+            {id, head[2], entry.first, real(entry.second.rating), real(entry.second.deviation),
+             real(entry.second.volatility), head[3]});
+      }
+      conn.exec("COMMIT");
+      return kStored;
+    } catch (const pg::Error& error) {
+      try {
+        if (!conn.broken() && conn.in_transaction()) conn.exec("ROLLBACK");
+      } catch (const pg::Error&) {
+        writer_conn_.reset();
+      }
+      if (worth_resending(error.sqlstate()) && attempt < kMaxResends) {
+        resent_batches_.fetch_add(1);
+        continue;
+      }
+      if (error.sqlstate().empty() && writer_conn_ && writer_conn_->broken()) writer_conn_.reset();
+      report(what + " were not stored: " + error.what());
+      return 0;
+    } catch (const std::exception& e) {
+      try {
+        if (!conn.broken() && conn.in_transaction()) conn.exec("ROLLBACK");
+      } catch (const pg::Error&) {
+        writer_conn_.reset();
+      }
+      report(what + " were not stored: " + e.what());
+      return 0;
+    }
+  }
+}
+
+bool PostgresStore::commit_plain(std::vector<Write>& batch, std::vector<char>& ok) {
   ok.assign(batch.size(), 0);
   const auto game_of =
       [&](std::size_t i) -> std::optional<std::tuple<std::string, int, std::int64_t>> {
@@ -664,6 +858,78 @@ std::optional<RoomHistory> PostgresStore::load_room(const std::string& room_id) 
       history.games[index.at(move.game_number)].moves.push_back(std::move(move));
     }
     return history;
+  });
+}
+
+std::vector<RatingRow> PostgresStore::load_leaderboard(const std::string& kind, int limit) {
+  return with_reader([&](pg::Conn& conn) {
+    const auto rows = conn.exec(
+        "SELECT player_id, name, rating, deviation, volatility, games, updated_ms FROM ratings"
+        " WHERE kind = $1 AND games > 0"
+        " ORDER BY rating - 2 * deviation DESC, player_id COLLATE \"C\" LIMIT $2",
+        {text(kind, "the kind"), number(limit)});
+    std::vector<RatingRow> out;
+    out.reserve(static_cast<std::size_t>(rows.rows()));
+    for (int row = 0; row < rows.rows(); ++row) {
+      out.push_back({rows.text(row, 0),
+                     rows.text(row, 1),
+                     kind,
+                     {real(rows, row, 2), real(rows, row, 3), real(rows, row, 4)},
+                     static_cast<int>(rows.integer(row, 5)),
+                     rows.integer(row, 6)});
+    }
+    return out;
+  });
+}
+
+std::optional<PlayerRatings> PostgresStore::load_player_ratings(const std::string& player_id,
+                                                                int games) {
+  return with_reader([&](pg::Conn& conn) -> std::optional<PlayerRatings> {
+    const pg::Params id{text(player_id, "the player id")};
+    const auto rows = conn.exec(
+        "SELECT kind, name, rating, deviation, volatility, games, updated_ms FROM ratings"
+        " WHERE player_id = $1 AND games > 0 ORDER BY kind COLLATE \"C\"",
+        id);
+    if (rows.rows() == 0) return std::nullopt;
+    PlayerRatings out;
+    out.id = player_id;
+    UnixMillis latest = -1;
+    for (int row = 0; row < rows.rows(); ++row) {
+      RatingRow rating{player_id,
+                       rows.text(row, 1),
+                       rows.text(row, 0),
+                       {real(rows, row, 2), real(rows, row, 3), real(rows, row, 4)},
+                       static_cast<int>(rows.integer(row, 5)),
+                       rows.integer(row, 6)};
+      if (rating.updated_ms > latest) {
+        latest = rating.updated_ms;
+        out.name = rating.name;
+      }
+      out.ratings.push_back(std::move(rating));
+    }
+    const auto played = conn.exec(
+        "SELECT s.room_id, s.game_number, s.kind, s.finished_ms, g.system, s.seat, s.rank,"
+        " g.sides, s.abandoned, s.rating_before, s.deviation_before, s.volatility_before,"
+        " s.rating_after, s.deviation_after, s.volatility_after"
+        " FROM rated_seats s JOIN rated_games g ON g.room_id = s.room_id"
+        " AND g.game_number = s.game_number WHERE s.player_id = $1"
+        " ORDER BY s.finished_ms DESC, s.room_id COLLATE \"C\" DESC, s.game_number DESC, s.seat"
+        " LIMIT $2",
+        {id[0], number(games)});
+    for (int row = 0; row < played.rows(); ++row) {
+      out.games.push_back({played.text(row, 0),
+                           static_cast<int>(played.integer(row, 1)),
+                           played.text(row, 2),
+                           played.integer(row, 3),
+                           played.text(row, 4),
+                           static_cast<int>(played.integer(row, 5)),
+                           static_cast<int>(played.integer(row, 6)),
+                           static_cast<int>(played.integer(row, 7)),
+                           played.text(row, 8) == "t",
+                           {real(played, row, 9), real(played, row, 10), real(played, row, 11)},
+                           {real(played, row, 12), real(played, row, 13), real(played, row, 14)}});
+    }
+    return out;
   });
 }
 

@@ -83,10 +83,14 @@ class PostgresStore final : public Store {
   void save_player(PlayerRecord player, DurableCallback on_durable) override;
   void save_room(RoomRecord room, DurableCallback on_durable) override;
   void append_move(MoveRecord move, DurableCallback on_durable) override;
+  void record_rated_game(RatedGameRecord game, DurableCallback on_durable) override;
   void prune_ended_rooms(UnixMillis before_ms) override;
   void flush() override;
   LoadedState load() override;
   std::optional<RoomHistory> load_room(const std::string& room_id) override;
+  std::vector<RatingRow> load_leaderboard(const std::string& kind, int limit) override;
+  std::optional<PlayerRatings> load_player_ratings(const std::string& player_id,
+                                                   int games) override;
   StoreStats stats() const override;
 
  private:
@@ -95,7 +99,8 @@ class PostgresStore final : public Store {
     UnixMillis before_ms = 0;
   };
   struct Write {
-    std::variant<FlushMarker, PlayerRecord, RoomRecord, MoveRecord, PruneBefore> record;
+    std::variant<FlushMarker, PlayerRecord, RoomRecord, MoveRecord, PruneBefore, RatedGameRecord>
+        record;
     DurableCallback on_durable;
     std::chrono::steady_clock::time_point queued_at;
   };
@@ -105,6 +110,11 @@ class PostgresStore final : public Store {
   // Commits `batch` as one transaction (sent again without any write the server refuses);
   // ok[i] says whether write i is durable. Returns whether a transaction committed.
   bool commit_batch(std::vector<Write>& batch, std::vector<char>& ok);
+  // commit_batch for writes that are not rated games: one pipelined transaction.
+  bool commit_plain(std::vector<Write>& batch, std::vector<char>& ok);
+  // A rated game in a transaction of its own: it reads ratings (locking their rows) before it
+  // writes them, which a pipeline cannot. Returns ok's code for it.
+  char commit_rated(const RatedGameRecord& game);
   // The statements of one write, appended to `steps`; throws on a record that cannot be
   // written.
   static void add_steps(const Write& write, std::vector<pg::Step>& steps);

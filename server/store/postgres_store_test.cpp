@@ -118,10 +118,35 @@ TEST_F(PostgresStoreTest, AnEmptyDatabaseGetsTheSchemaAtTheCurrentVersion) {
   open();
   EXPECT_EQ(sql("SELECT application_id FROM parlor_schema"), std::to_string(pg::kApplicationId));
   EXPECT_EQ(sql("SELECT version FROM parlor_schema"), std::to_string(pg::kSchemaVersion));
-  EXPECT_EQ(sql("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"), "6");
+  EXPECT_EQ(sql("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"), "9");
   // Opening again changes nothing.
   open();
   EXPECT_EQ(sql("SELECT count(*) FROM parlor_schema"), "1");
+}
+
+// A database as the build before ratings (schema version 2) left it: migrated to the rating
+// tables, its data kept.
+TEST_F(PostgresStoreTest, AVersion2DatabaseGainsTheRatingTables) {
+  sql(std::string(pg::migration(0)) +
+      "INSERT INTO parlor_schema (application_id, version) VALUES (" +
+      std::to_string(pg::kApplicationId) + ", 1);" + std::string(pg::migration(1)) +
+      "UPDATE parlor_schema SET version = 2;"
+      "INSERT INTO players VALUES ('p1', 'P', decode(repeat('00', 32), 'hex'), 1);");
+  auto store = open();
+  EXPECT_EQ(sql("SELECT version FROM parlor_schema"), std::to_string(pg::kSchemaVersion));
+  EXPECT_EQ(sql("SELECT count(*) FROM players"), "1");
+  EXPECT_EQ(sql("SELECT count(*) FROM ratings"), "0");
+  RatedGameRecord game;
+  game.room_id = "r";
+  game.game_number = 1;
+  game.kind = "agram";
+  game.seats = {{"p1", "P", 0, false}, {"bot:greedy", "greedy (bot)", 1, false}};
+  game.side_ranks = {1, 0};
+  game.result = nlohmann::json::object();
+  store->record_rated_game(game, nullptr);
+  store->flush();
+  EXPECT_EQ(sql("SELECT count(*) FROM ratings"), "2");
+  EXPECT_EQ(sql("SELECT games FROM ratings WHERE player_id = 'bot:greedy'"), "1");
 }
 
 TEST_F(PostgresStoreTest, ADatabaseWithOtherTablesIsRefusedAndLeftUntouched) {

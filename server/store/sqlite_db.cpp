@@ -64,6 +64,11 @@ Statement& Statement::bind(int index, std::int64_t value) {
   return *this;
 }
 
+Statement& Statement::bind_double(int index, double value) {
+  check_bind(db_.get(), sqlite3_bind_double(stmt_, index, value));
+  return *this;
+}
+
 Statement& Statement::bind(int index, std::string_view text) {
   check_bind(db_.get(), sqlite3_bind_text64(stmt_, index, text.data(), text.size(),
                                             SQLITE_TRANSIENT, SQLITE_UTF8));
@@ -117,6 +122,8 @@ bool Statement::is_null(int column) const {
 }
 
 std::int64_t Statement::column_int(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+double Statement::column_double(int column) const { return sqlite3_column_double(stmt_, column); }
 
 std::string Statement::column_text(int column) const {
   const auto* text = sqlite3_column_text(stmt_, column);

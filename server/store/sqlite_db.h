@@ -57,6 +57,7 @@ class Statement {
 
   // Bind by 1-based index; a nullopt binds NULL.
   Statement& bind(int index, std::int64_t value);
+  Statement& bind_double(int index, double value);
   Statement& bind(int index, std::string_view text);
   Statement& bind(int index, const std::string& text) {
     return bind(index, std::string_view(text));
@@ -73,6 +74,7 @@ class Statement {
 
   bool is_null(int column) const;
   std::int64_t column_int(int column) const;
+  double column_double(int column) const;
   std::string column_text(int column) const;
   std::optional<std::string> column_optional_text(int column) const;
   std::optional<std::int64_t> column_optional_int(int column) const;

@@ -87,6 +87,54 @@ INSERT INTO move_log (room_id, game_number, seq, seat, move, at_ms, state_hash)
 DELETE FROM moves WHERE (room_id, game_number) IN (
   SELECT id, game_number FROM rooms WHERE status IN ('waiting', 'playing') AND finished_ms IS NULL);
 )sql",
+    // 3 -> 4: rated games and ratings (docs/ARCHITECTURE.md, "Ratings"). Not tied to rooms:
+    // pruning a room's replays keeps its rated results and everyone's ratings.
+    R"sql(
+CREATE TABLE rated_games (
+  room_id     TEXT NOT NULL,
+  game_number INTEGER NOT NULL CHECK (game_number > 0),
+  kind        TEXT NOT NULL,
+  finished_ms INTEGER NOT NULL,
+  system      TEXT NOT NULL CHECK (system IN ('glicko2', 'weng-lin')),
+  sides       INTEGER NOT NULL CHECK (sides >= 2),
+  result      TEXT NOT NULL,  -- JSON: the game's result as game_over carried it
+  PRIMARY KEY (room_id, game_number)  -- a game is rated once
+) WITHOUT ROWID;
+CREATE TABLE rated_seats (
+  room_id           TEXT NOT NULL,
+  game_number       INTEGER NOT NULL,
+  seat              INTEGER NOT NULL CHECK (seat >= 0),
+  player_id         TEXT NOT NULL,  -- a player's id, or bot:<strategy>
+  name              TEXT NOT NULL,
+  kind              TEXT NOT NULL,
+  finished_ms       INTEGER NOT NULL,
+  side              INTEGER NOT NULL,
+  rank              INTEGER NOT NULL,  -- the side's place, 0 best
+  abandoned         INTEGER NOT NULL CHECK (abandoned IN (0, 1)),
+  rating_before     REAL NOT NULL,
+  deviation_before  REAL NOT NULL,
+  volatility_before REAL NOT NULL,
+  rating_after      REAL NOT NULL,
+  deviation_after   REAL NOT NULL,
+  volatility_after  REAL NOT NULL,
+  PRIMARY KEY (room_id, game_number, seat),
+  FOREIGN KEY (room_id, game_number) REFERENCES rated_games(room_id, game_number)
+    ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE INDEX rated_seats_by_player ON rated_seats (player_id, finished_ms);
+CREATE TABLE ratings (
+  player_id  TEXT NOT NULL,
+  kind       TEXT NOT NULL,
+  name       TEXT NOT NULL,  -- as the player was last seated
+  rating     REAL NOT NULL,
+  deviation  REAL NOT NULL,
+  volatility REAL NOT NULL,
+  games      INTEGER NOT NULL CHECK (games >= 0),
+  updated_ms INTEGER NOT NULL,
+  PRIMARY KEY (player_id, kind)
+) WITHOUT ROWID;
+CREATE INDEX ratings_by_kind ON ratings (kind, (rating - 2 * deviation) DESC, player_id);
+)sql",
 };
 
 std::string data_file(const std::filesystem::path& file) { return "data file " + file.string(); }

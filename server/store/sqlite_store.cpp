@@ -164,6 +164,26 @@ struct SqliteStore::Statements {
         trim_all(db, "DELETE FROM move_log"),
         // An abandoned room has no finished_ms (its game never ended, and a finished_ms would
         // open its replays to every seat): its age counts from its last game's start.
+        insert_rated_game(db,
+                          "INSERT INTO rated_games (room_id, game_number, kind, finished_ms,"
+                          " system, sides, result) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                          " ON CONFLICT (room_id, game_number) DO NOTHING"),
+        select_rating(db,
+                      "SELECT rating, deviation, volatility FROM ratings"
+                      " WHERE player_id = ?1 AND kind = ?2"),
+        upsert_rating(db,
+                      "INSERT INTO ratings (player_id, kind, name, rating, deviation, volatility,"
+                      " games, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7)"
+                      " ON CONFLICT (player_id, kind) DO UPDATE SET name = excluded.name,"
+                      " rating = excluded.rating, deviation = excluded.deviation,"
+                      " volatility = excluded.volatility, games = ratings.games + 1,"
+                      " updated_ms = excluded.updated_ms"),
+        insert_rated_seat(db,
+                          "INSERT INTO rated_seats (room_id, game_number, seat, player_id, name,"
+                          " kind, finished_ms, side, rank, abandoned, rating_before,"
+                          " deviation_before, volatility_before, rating_after, deviation_after,"
+                          " volatility_after) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+                          " ?11, ?12, ?13, ?14, ?15, ?16)"),
         prune_rooms(db,
                     "DELETE FROM rooms WHERE status IN ('finished', 'abandoned')"
                     " AND COALESCE(finished_ms,"
@@ -173,6 +193,7 @@ struct SqliteStore::Statements {
   Statement begin, commit, rollback, savepoint, release, rollback_to;
   Statement upsert_player, upsert_room, delete_seats, insert_seat, upsert_game, insert_move;
   Statement append_log, archive_moves, relocate_moves, trim_below, trim_all;
+  Statement insert_rated_game, select_rating, upsert_rating, insert_rated_seat;
   Statement prune_rooms;  // cascades to seats, games and moves
 };
 
@@ -243,6 +264,10 @@ void SqliteStore::save_room(RoomRecord room, DurableCallback on_durable) {
 
 void SqliteStore::append_move(MoveRecord move, DurableCallback on_durable) {
   enqueue({std::move(move), std::move(on_durable), std::chrono::steady_clock::now()});
+}
+
+void SqliteStore::record_rated_game(RatedGameRecord game, DurableCallback on_durable) {
+  enqueue({std::move(game), std::move(on_durable), std::chrono::steady_clock::now()});
 }
 
 void SqliteStore::prune_ended_rooms(UnixMillis before_ms) {
@@ -405,6 +430,10 @@ bool SqliteStore::write_one(const Write& write) {
     } else if (const auto* prune = std::get_if<PruneBefore>(&write.record)) {
       what = "pruning rooms that ended before " + std::to_string(prune->before_ms);
       statements_->prune_rooms.bind(1, prune->before_ms).run();
+    } else if (const auto* rated = std::get_if<RatedGameRecord>(&write.record)) {
+      what =
+          "the ratings of room " + rated->room_id + " game " + std::to_string(rated->game_number);
+      write_rated_game(*rated);
     }
     return true;
   } catch (const std::exception& e) {
@@ -476,6 +505,71 @@ void SqliteStore::write_room(const RoomRecord& room) {
     archived_in_batch_ = true;
   }
   if (is_live(room)) live_.try_emplace(room.id, room.game_number);
+}
+
+// Rates the game unless it was rated already (the rated_games key), reading and writing the
+// players' ratings in the batch's transaction: all of it or nothing.
+void SqliteStore::write_rated_game(const RatedGameRecord& game) {
+  const auto sides = rated_sides(game);
+  auto& s = *statements_;
+  s.savepoint.run();
+  try {
+    std::vector<ratings::Rating> before;
+    for (const RatedSeat& seat : game.seats) {
+      s.select_rating.bind(1, seat.player_id).bind(2, game.kind);
+      ratings::Rating rating;
+      if (s.select_rating.step()) {
+        rating = {s.select_rating.column_double(0), s.select_rating.column_double(1),
+                  s.select_rating.column_double(2)};
+      }
+      s.select_rating.reset();
+      before.push_back(rating);
+    }
+    const ratings::GameRatings rated = ratings::rate_game(sides, before);
+    s.insert_rated_game.bind(1, game.room_id).bind(2, std::int64_t{game.game_number});
+    s.insert_rated_game.bind(3, game.kind).bind(4, game.finished_ms);
+    s.insert_rated_game.bind(5, ratings::system_name(rated.system));
+    s.insert_rated_game.bind(6, static_cast<std::int64_t>(sides.size()));
+    s.insert_rated_game.bind(7, game.result.dump());
+    s.insert_rated_game.run();
+    if (writer_db_->changes() == 0) {  // rated already: a replay of the game's end
+      s.release.run();
+      return;
+    }
+    const auto ratings_after = merged_by_identity(game, rated.after);
+    for (std::size_t seat = 0; seat < game.seats.size(); ++seat) {
+      const RatedSeat& who = game.seats[seat];
+      const ratings::Rating& after = rated.after[seat];
+      auto& row = s.insert_rated_seat;
+      row.bind(1, game.room_id).bind(2, std::int64_t{game.game_number});
+      row.bind(3, static_cast<std::int64_t>(seat)).bind(4, who.player_id).bind(5, who.name);
+      row.bind(6, game.kind).bind(7, game.finished_ms).bind(8, std::int64_t{who.side});
+      row.bind(9, std::int64_t{game.side_ranks[static_cast<std::size_t>(who.side)]});
+      row.bind(10, std::int64_t{who.abandoned ? 1 : 0});
+      row.bind_double(11, before[seat].rating).bind_double(12, before[seat].deviation);
+      row.bind_double(13, before[seat].volatility).bind_double(14, after.rating);
+      row.bind_double(15, after.deviation).bind_double(16, after.volatility);
+      row.run();
+    }
+    for (const auto& [player_id, entry] : ratings_after) {
+      auto& row = s.upsert_rating;
+      row.bind(1, player_id).bind(2, game.kind).bind(3, entry.first);
+      row.bind_double(4, entry.second.rating).bind_double(5, entry.second.deviation);
+      row.bind_double(6, entry.second.volatility).bind(7, game.finished_ms);
+      row.run();
+    }
+    s.release.run();
+  } catch (...) {
+    for (auto* statement :
+         {&s.select_rating, &s.insert_rated_game, &s.insert_rated_seat, &s.upsert_rating}) {
+      statement->reset();
+    }
+    if (writer_db_->in_transaction()) {
+      s.rollback_to.run();
+      s.release.run();
+    }
+    throw;
+  }
 }
 
 // Copies a game's moves from the log into `moves`, in append order. Its log rows stay until
@@ -808,6 +902,83 @@ std::optional<RoomHistory> SqliteStore::load_room(const std::string& room_id) {
     }
     add_logged(db, live_games);
     return history;
+  });
+}
+
+std::vector<RatingRow> SqliteStore::load_leaderboard(const std::string& kind, int limit) {
+  std::lock_guard lock(reader_mutex_);
+  if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
+  auto& db = *reader_db_;
+  return in_snapshot(db, file_, [&] {
+    Statement rows(db,
+                   "SELECT player_id, name, rating, deviation, volatility, games, updated_ms"
+                   " FROM ratings WHERE kind = ?1"
+                   " ORDER BY rating - 2 * deviation DESC, player_id LIMIT ?2");
+    rows.bind(1, kind).bind(2, std::int64_t{limit});
+    std::vector<RatingRow> out;
+    while (rows.step()) {
+      out.push_back({rows.column_text(0),
+                     rows.column_text(1),
+                     kind,
+                     {rows.column_double(2), rows.column_double(3), rows.column_double(4)},
+                     static_cast<int>(rows.column_int(5)),
+                     rows.column_int(6)});
+    }
+    return out;
+  });
+}
+
+std::optional<PlayerRatings> SqliteStore::load_player_ratings(const std::string& player_id,
+                                                              int games) {
+  std::lock_guard lock(reader_mutex_);
+  if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
+  auto& db = *reader_db_;
+  return in_snapshot(db, file_, [&]() -> std::optional<PlayerRatings> {
+    PlayerRatings out;
+    out.id = player_id;
+    Statement rows(db,
+                   "SELECT kind, name, rating, deviation, volatility, games, updated_ms"
+                   " FROM ratings WHERE player_id = ?1 ORDER BY kind");
+    rows.bind(1, player_id);
+    UnixMillis latest = -1;
+    while (rows.step()) {
+      RatingRow row{player_id,
+                    rows.column_text(1),
+                    rows.column_text(0),
+                    {rows.column_double(2), rows.column_double(3), rows.column_double(4)},
+                    static_cast<int>(rows.column_int(5)),
+                    rows.column_int(6)};
+      if (row.updated_ms > latest) {
+        latest = row.updated_ms;
+        out.name = row.name;
+      }
+      out.ratings.push_back(std::move(row));
+    }
+    if (out.ratings.empty()) return std::nullopt;
+    Statement played(db,
+                     "SELECT s.room_id, s.game_number, s.kind, s.finished_ms, g.system, s.seat,"
+                     " s.rank, g.sides, s.abandoned, s.rating_before, s.deviation_before,"
+                     " s.volatility_before, s.rating_after, s.deviation_after, s.volatility_after"
+                     " FROM rated_seats s JOIN rated_games g ON g.room_id = s.room_id"
+                     " AND g.game_number = s.game_number WHERE s.player_id = ?1"
+                     " ORDER BY s.finished_ms DESC, s.room_id DESC, s.game_number DESC, s.seat"
+                     " LIMIT ?2");
+    played.bind(1, player_id).bind(2, std::int64_t{games});
+    while (played.step()) {
+      out.games.push_back(
+          {played.column_text(0),
+           static_cast<int>(played.column_int(1)),
+           played.column_text(2),
+           played.column_int(3),
+           played.column_text(4),
+           static_cast<int>(played.column_int(5)),
+           static_cast<int>(played.column_int(6)),
+           static_cast<int>(played.column_int(7)),
+           played.column_int(8) != 0,
+           {played.column_double(9), played.column_double(10), played.column_double(11)},
+           {played.column_double(12), played.column_double(13), played.column_double(14)}});
+    }
+    return out;
   });
 }
 

@@ -71,10 +71,14 @@ class SqliteStore final : public Store {
   void save_player(PlayerRecord player, DurableCallback on_durable) override;
   void save_room(RoomRecord room, DurableCallback on_durable) override;
   void append_move(MoveRecord move, DurableCallback on_durable) override;
+  void record_rated_game(RatedGameRecord game, DurableCallback on_durable) override;
   void prune_ended_rooms(UnixMillis before_ms) override;
   void flush() override;
   LoadedState load() override;
   std::optional<RoomHistory> load_room(const std::string& room_id) override;
+  std::vector<RatingRow> load_leaderboard(const std::string& kind, int limit) override;
+  std::optional<PlayerRatings> load_player_ratings(const std::string& player_id,
+                                                   int games) override;
   StoreStats stats() const override;
 
  private:
@@ -83,7 +87,8 @@ class SqliteStore final : public Store {
     UnixMillis before_ms = 0;
   };
   struct Write {
-    std::variant<FlushMarker, PlayerRecord, RoomRecord, MoveRecord, PruneBefore> record;
+    std::variant<FlushMarker, PlayerRecord, RoomRecord, MoveRecord, PruneBefore, RatedGameRecord>
+        record;
     DurableCallback on_durable;
     std::chrono::steady_clock::time_point queued_at;
   };
@@ -98,6 +103,7 @@ class SqliteStore final : public Store {
   void write_player(const PlayerRecord& player);
   void write_room(const RoomRecord& room);
   void write_move(const MoveRecord& move);
+  void write_rated_game(const RatedGameRecord& game);
   struct LiveGame;
   static std::string rowid_list(const LiveGame& game);
   void archive(const std::string& room_id, const LiveGame& game);

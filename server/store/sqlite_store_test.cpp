@@ -322,6 +322,39 @@ TEST_F(SqliteStoreTest, AnIdleGameIsMovedToTheLogsEndSoTheLogStaysSmall) {
   EXPECT_EQ(query("SELECT count(*) FROM move_log"), 0);
 }
 
+// A file as the build before ratings (schema version 3) left it: migrated to the rating
+// tables, its data kept.
+TEST_F(SqliteStoreTest, AVersion3FileGainsTheRatingTables) {
+  fs::create_directories(dir_);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
+    const std::string sql = std::string(sqlite::migration(0)) + std::string(sqlite::migration(1)) +
+                            std::string(sqlite::migration(2)) +
+                            "PRAGMA application_id = " + std::to_string(sqlite::kApplicationId) +
+                            "; PRAGMA user_version = 3;"
+                            "INSERT INTO players VALUES ('p1', 'P', zeroblob(32), 1);";
+    char* error = nullptr;
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << error;
+    sqlite3_close(db);
+  }
+  auto store = open();
+  EXPECT_EQ(query("PRAGMA user_version"), sqlite::kSchemaVersion);
+  EXPECT_EQ(query("SELECT count(*) FROM players"), 1);
+  EXPECT_EQ(query("SELECT count(*) FROM ratings"), 0);
+  RatedGameRecord game;
+  game.room_id = "r";
+  game.game_number = 1;
+  game.kind = "agram";
+  game.seats = {{"p1", "P", 0, false}, {"bot:greedy", "greedy (bot)", 1, false}};
+  game.side_ranks = {1, 0};
+  game.result = nlohmann::json::object();
+  store->record_rated_game(game, nullptr);
+  store->flush();
+  EXPECT_EQ(query("SELECT count(*) FROM ratings"), 2);
+  EXPECT_EQ(query("SELECT games FROM ratings WHERE player_id = 'bot:greedy'"), 1);
+}
+
 // A file as the build before the move log (schema version 2) left it, mid-game.
 TEST_F(SqliteStoreTest, AVersion2FileWithAnUnfinishedGameRecoversAfterMigration) {
   fs::create_directories(dir_);

@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "server/histogram.h"
+#include "server/ratings/ratings.h"
 
 namespace parlor::server {
 
@@ -132,6 +134,102 @@ struct RoomHistory {
   std::vector<GameRecord> games;  // by game_number
 };
 
+// ---- rated games (docs/ARCHITECTURE.md, "Ratings") ----------------------------------------
+
+// One seat of a rated game. A bot the server seated is rated as "bot:<strategy>".
+struct RatedSeat {
+  std::string player_id;
+  std::string name;
+  int side = 0;  // index into RatedGameRecord::side_ranks
+  bool abandoned = false;
+};
+
+// The end of a rated game. The store rates it once — a second record of the same room and game
+// (a recovery replaying the game's end) changes nothing — and keeps the result and every seat's
+// rating before and after.
+struct RatedGameRecord {
+  std::string room_id;
+  int game_number = 0;
+  std::string kind;
+  UnixMillis finished_ms = 0;
+  std::vector<RatedSeat> seats;  // by seat
+  std::vector<int> side_ranks;   // per side: its place, 0 best (equal places tie)
+  nlohmann::json result;         // the game's result, as game_over carried it
+  // Fencing, as RoomRecord's: a room owned by a newer epoch refuses the record (kFenced).
+  std::int64_t epoch = 0;
+  std::string owner;
+};
+
+// The sides of a record, for ratings::rate_game.
+inline std::vector<ratings::Side> rated_sides(const RatedGameRecord& game) {
+  std::vector<ratings::Side> sides(game.side_ranks.size());
+  for (std::size_t k = 0; k < sides.size(); ++k) sides[k].rank = game.side_ranks[k];
+  for (std::size_t seat = 0; seat < game.seats.size(); ++seat) {
+    const int side = game.seats[seat].side;
+    if (side < 0 || static_cast<std::size_t>(side) >= sides.size()) {
+      throw std::invalid_argument("seat " + std::to_string(seat) + " is on no side");
+    }
+    sides[static_cast<std::size_t>(side)].seats.push_back(static_cast<int>(seat));
+  }
+  return sides;
+}
+
+// Each identity's new rating after a game, with the name it played under: its seat's rating,
+// or, for an identity that held several seats (bots of one strategy that the server seated
+// together), the mean of its seats' ratings.
+inline std::map<std::string, std::pair<std::string, ratings::Rating>> merged_by_identity(
+    const RatedGameRecord& game, const std::vector<ratings::Rating>& after) {
+  std::map<std::string, std::pair<std::string, ratings::Rating>> out;
+  std::map<std::string, int> count;
+  for (std::size_t seat = 0; seat < game.seats.size() && seat < after.size(); ++seat) {
+    const RatedSeat& who = game.seats[seat];
+    auto [it, added] = out.try_emplace(who.player_id, who.name, ratings::Rating{0, 0, 0});
+    ratings::Rating& sum = it->second.second;
+    sum.rating += after[seat].rating;
+    sum.deviation += after[seat].deviation;
+    sum.volatility += after[seat].volatility;
+    ++count[who.player_id];
+  }
+  for (auto& [id, entry] : out) {
+    const double n = count[id];
+    entry.second = {entry.second.rating / n, entry.second.deviation / n,
+                    entry.second.volatility / n};
+  }
+  return out;
+}
+
+// A player's rating in one kind of game.
+struct RatingRow {
+  std::string player_id;
+  std::string name;
+  std::string kind;
+  ratings::Rating rating;
+  int games = 0;
+  UnixMillis updated_ms = 0;
+};
+
+// One rated game as one of its players saw it.
+struct RatedGameEntry {
+  std::string room_id;
+  int game_number = 0;
+  std::string kind;
+  UnixMillis finished_ms = 0;
+  std::string system;  // "glicko2" or "weng-lin"
+  int seat = 0;
+  int rank = 0;   // the player's side's place, 0 best
+  int sides = 0;  // how many sides played
+  bool abandoned = false;
+  ratings::Rating before;
+  ratings::Rating after;
+};
+
+struct PlayerRatings {
+  std::string id;
+  std::string name;
+  std::vector<RatingRow> ratings;     // one per kind played, by kind
+  std::vector<RatedGameEntry> games;  // the latest first
+};
+
 // Writes per committed batch, and seconds per batch from BEGIN to COMMIT returned (the
 // fsync included): the buckets of StoreStats' histograms.
 inline constexpr std::array<double, 10> kStoreBatchSizeBounds = {1,  2,  4,   8,   16,
@@ -175,6 +273,10 @@ class Store {
   // fail too, so a log never has a gap.
   virtual void append_move(MoveRecord move, DurableCallback on_durable) = 0;
 
+  // Rates a finished rated game and keeps its result, once per room and game number (see
+  // RatedGameRecord). kDurable also when the game was already rated.
+  virtual void record_rated_game(RatedGameRecord game, DurableCallback on_durable) = 0;
+
   // Deletes the rooms that ended (finished or abandoned) before `before_ms`, with their seats,
   // games and moves: how long replays are kept. Queued behind the writes before it.
   virtual void prune_ended_rooms(UnixMillis before_ms) = 0;
@@ -189,6 +291,14 @@ class Store {
   virtual LoadedState load() = 0;
   // A room (finished or not) with every game's moves, or nullopt; blocking like load().
   virtual std::optional<RoomHistory> load_room(const std::string& room_id) = 0;
+
+  // The best `limit` ratings of a kind by conservative rating (ratings::conservative), then by
+  // player id; blocking like load().
+  virtual std::vector<RatingRow> load_leaderboard(const std::string& kind, int limit) = 0;
+  // A player's (or a bot's) ratings and latest `games` rated games; nullopt when it has played
+  // no rated game. Blocking like load().
+  virtual std::optional<PlayerRatings> load_player_ratings(const std::string& player_id,
+                                                           int games) = 0;
 
   virtual StoreStats stats() const = 0;
 };

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
+#include <span>
 #include <thread>
 
 #include "server/store/postgres_store.h"
@@ -503,6 +505,160 @@ TEST_P(StoreTest, WritesAfterCloseFailAtOnce) {
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   return std::string(name(info.param));
+}
+
+// ---- rated games -----------------------------------------------------------------------------
+
+RatedGameRecord rated_game(const std::string& room_id, int game_number,
+                           std::vector<std::string> players, std::vector<int> side_of_seat,
+                           std::vector<int> side_ranks, const std::string& kind = "agram") {
+  RatedGameRecord game;
+  game.room_id = room_id;
+  game.game_number = game_number;
+  game.kind = kind;
+  game.finished_ms = 1'700'000'100'000 + game_number;
+  for (std::size_t seat = 0; seat < players.size(); ++seat) {
+    game.seats.push_back({players[seat], "Name " + players[seat], side_of_seat[seat], false});
+  }
+  game.side_ranks = std::move(side_ranks);
+  game.result = {{"scores", nlohmann::json::array()}, {"winners", nlohmann::json::array()}};
+  return game;
+}
+
+TEST_P(StoreTest, ARatedGameIsRatedOnceAndKeptWithEveryonesRatingBeforeAndAfter) {
+  Outcomes outcomes;
+  {
+    auto store = open();
+    store->record_rated_game(rated_game("r1", 1, {"p1", "p2"}, {0, 1}, {0, 1}),
+                             outcomes.callback());
+    // A recovery replaying the game's end records it again: nothing changes.
+    store->record_rated_game(rated_game("r1", 1, {"p1", "p2"}, {0, 1}, {1, 0}),
+                             outcomes.callback());
+    store->record_rated_game(rated_game("r1", 2, {"p1", "p2"}, {0, 1}, {0, 1}),
+                             outcomes.callback());
+    store->flush();
+    EXPECT_EQ(outcomes.ok, 3);
+    EXPECT_EQ(outcomes.failed, 0);
+  }
+  auto store = open();
+  EXPECT_EQ(query("SELECT count(*) FROM rated_games"), 2);
+  EXPECT_EQ(query("SELECT count(*) FROM rated_seats"), 4);
+  const auto board = store->load_leaderboard("agram", 10);
+  ASSERT_EQ(board.size(), 2u);
+  EXPECT_EQ(board[0].player_id, "p1");
+  EXPECT_EQ(board[0].name, "Name p1");
+  EXPECT_EQ(board[0].games, 2);
+  EXPECT_GT(board[0].rating.rating, 1500);
+  EXPECT_LT(board[1].rating.rating, 1500);
+  // Two wins between newcomers, by Glicko-2 itself.
+  const ratings::Glicko2Game first{ratings::Rating{}, 1};
+  const ratings::Rating once = ratings::glicko2_update(ratings::Rating{}, std::span(&first, 1));
+  const ratings::Rating loser_once = ratings::glicko2_update(
+      ratings::Rating{}, std::vector<ratings::Glicko2Game>{{ratings::Rating{}, 0}});
+  const ratings::Glicko2Game second{loser_once, 1};
+  EXPECT_NEAR(board[0].rating.rating, ratings::glicko2_update(once, std::span(&second, 1)).rating,
+              1e-9);
+  EXPECT_EQ(store->load_leaderboard("agram", 1).size(), 1u);
+  EXPECT_TRUE(store->load_leaderboard("spades", 10).empty());
+
+  const auto p1 = store->load_player_ratings("p1", 10);
+  ASSERT_TRUE(p1);
+  EXPECT_EQ(p1->name, "Name p1");
+  ASSERT_EQ(p1->ratings.size(), 1u);
+  EXPECT_EQ(p1->ratings[0].kind, "agram");
+  ASSERT_EQ(p1->games.size(), 2u);
+  EXPECT_EQ(p1->games[0].game_number, 2);  // the latest first
+  EXPECT_EQ(p1->games[0].system, "glicko2");
+  EXPECT_EQ(p1->games[0].rank, 0);
+  EXPECT_EQ(p1->games[0].sides, 2);
+  EXPECT_NEAR(p1->games[1].before.rating, 1500, 1e-9);
+  EXPECT_NEAR(p1->games[1].after.rating, once.rating, 1e-9);
+  EXPECT_NEAR(p1->games[0].before.rating, p1->games[1].after.rating, 1e-9);
+  EXPECT_NEAR(p1->games[0].after.rating, p1->ratings[0].rating.rating, 1e-9);
+  EXPECT_EQ(store->load_player_ratings("p1", 1)->games.size(), 1u);
+  EXPECT_FALSE(store->load_player_ratings("nobody", 10));
+}
+
+TEST_P(StoreTest, FreeForAllUsesWengLinAndAnIdentityInSeveralSeatsCountsOneGame) {
+  auto store = open();
+  Outcomes outcomes;
+  store->record_rated_game(rated_game("ffa", 1, {"p1", "bot:greedy", "bot:greedy", "p2"},
+                                      {0, 1, 2, 3}, {0, 1, 2, 3}, "bigtwo"),
+                           outcomes.callback());
+  store->flush();
+  EXPECT_EQ(outcomes.ok, 1);
+  const auto board = store->load_leaderboard("bigtwo", 10);
+  ASSERT_EQ(board.size(), 3u);
+  EXPECT_EQ(board[0].player_id, "p1");
+  EXPECT_EQ(board[2].player_id, "p2");
+  const auto bot = store->load_player_ratings("bot:greedy", 10);
+  ASSERT_TRUE(bot);
+  ASSERT_EQ(bot->ratings.size(), 1u);
+  EXPECT_EQ(bot->ratings[0].games, 1);
+  ASSERT_EQ(bot->games.size(), 2u);  // one row per seat it held
+  EXPECT_EQ(bot->games[0].system, "weng-lin");
+  // Places 1 and 2 of four equals: the mean of their changes, which cancel.
+  EXPECT_NEAR(bot->ratings[0].rating.rating, 1500, 1e-9);
+}
+
+TEST_P(StoreTest, ARatedGameWithASeatOnNoSideIsRefusedAndChangesNothing) {
+  auto store = open();
+  Outcomes outcomes;
+  store->record_rated_game(rated_game("bad", 1, {"p1", "p2"}, {0, 5}, {0, 1}), outcomes.callback());
+  store->flush();
+  EXPECT_EQ(outcomes.failed, 1);
+  EXPECT_EQ(query("SELECT count(*) FROM rated_games"), 0);
+  EXPECT_EQ(query("SELECT count(*) FROM ratings"), 0);
+}
+
+// Two cluster nodes rate games of the same player at once: every game counts, each from the
+// rating the one before it left (row locks in one transaction), none lost.
+TEST_P(StoreTest, TwoNodesRatingTheSamePlayerAtOnceLoseNoUpdate) {
+  if (GetParam() != Backend::kPostgres) GTEST_SKIP() << "one SQLite writer per file";
+  PostgresStoreOptions options;
+  options.url = url_;
+  options.exclusive = false;
+  options.batch_window = std::chrono::microseconds(0);
+  PostgresStore a(options);
+  PostgresStore b(options);
+  constexpr int kGames = 12;
+  Outcomes outcomes;
+  std::thread first([&] {
+    for (int n = 1; n <= kGames; ++n) {
+      a.record_rated_game(rated_game("a", n, {"star", "x"}, {0, 1}, {0, 1}), outcomes.callback());
+    }
+    a.flush();
+  });
+  std::thread second([&] {
+    for (int n = 1; n <= kGames; ++n) {
+      b.record_rated_game(rated_game("b", n, {"y", "star"}, {0, 1}, {1, 0}), outcomes.callback());
+    }
+    b.flush();
+  });
+  first.join();
+  second.join();
+  EXPECT_EQ(outcomes.ok, 2 * kGames);
+  const auto star = a.load_player_ratings("star", 100);
+  ASSERT_TRUE(star);
+  EXPECT_EQ(star->ratings[0].games, 2 * kGames);
+  ASSERT_EQ(star->games.size(), static_cast<std::size_t>(2 * kGames));
+  // Chained: sorted by rating before, each game started from another's rating after, and the
+  // last one's is the rating now.
+  std::multiset<double> afters;
+  for (const auto& game : star->games) afters.insert(game.after.rating);
+  int unmatched = 0;
+  for (const auto& game : star->games) {
+    if (std::abs(game.before.rating - 1500) < 1e-9) continue;
+    const auto it = afters.find(game.before.rating);
+    if (it == afters.end()) {
+      ++unmatched;
+    } else {
+      afters.erase(it);
+    }
+  }
+  EXPECT_EQ(unmatched, 0);
+  ASSERT_EQ(afters.size(), 1u);
+  EXPECT_DOUBLE_EQ(*afters.begin(), star->ratings[0].rating.rating);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest,

@@ -1,0 +1,35 @@
+// The read-only ratings API over HTTP (docs/ARCHITECTURE.md, "Ratings"):
+//
+//   GET /api/leaderboard?kind=K[&limit=N]   the best N (default 20, 1 to 100) of a game kind by
+//                                           conservative rating, rating - 2 * deviation
+//   GET /api/players/<id>                   a player's (or a bot's, "bot:<strategy>") ratings,
+//                                           latest rated games and rating history
+//
+// Bad parameters are answered 400 with {"error":CODE,"message":TEXT}. Nothing here holds a
+// token, a hand or a seed. The answers read the store: blocking, call off the event loop.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "server/store/store.h"
+
+namespace parlor::server {
+
+struct ApiAnswer {
+  int status = 200;
+  std::string body;  // JSON
+};
+
+// Whether `path` (without its query) is one of the ratings API's.
+bool is_ratings_path(std::string_view path);
+
+// The answer to a GET of `target` (path and query) on a ratings path; `store` null: the
+// server keeps no store, so there are no ratings.
+ApiAnswer ratings_api(Store* store, std::string_view target);
+
+// How many rated games /api/players/<id> lists.
+inline constexpr int kProfileGames = 50;
+
+}  // namespace parlor::server
