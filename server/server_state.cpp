@@ -16,6 +16,15 @@ namespace parlor::server {
 
 using protocol::ErrorCode;
 
+namespace {
+
+// " from ADDRESS" for a log line about `client`, or nothing when its address is unknown.
+std::string from(const ClientContext& client) {
+  return client.address.empty() ? std::string() : " from " + client.address;
+}
+
+}  // namespace
+
 ServerState::ServerState(boost::asio::io_context& io, ServerConfig config)
     : io_(io), config_(std::move(config)), lobby_(io, config_, metrics_) {
   limits_.max_frame_bytes = config_.max_message_bytes;
@@ -159,7 +168,7 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
                     : protocol::encode_error(id, ErrorCode::kInternalError,
                                              "your identity could not be stored; try again")));
           });
-      log_info("player " + player->id() + " joined");
+      log_info("player " + player->id() + " joined" + from(client));
       if (links_ && !client.remote) links_->said_hello(client, /*resumed=*/false);
       return true;
     }
@@ -173,7 +182,7 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
     previous->close(4000, "replaced by a newer connection of the same player");
   }
   client.connection->send(make_frame(protocol::encode_welcome(id, player->id(), token, 1)));
-  log_info("player " + player->id() + (request.token ? " resumed" : " joined"));
+  log_info("player " + player->id() + (request.token ? " resumed" : " joined") + from(client));
   for (const std::string& room_id : player->rooms()) {
     if (auto room = lobby_.find(room_id)) room->resume(player);
   }
