@@ -47,16 +47,28 @@ TestClient::TestClient(const std::string& host, unsigned short port, Options opt
   auto decorate = [origin = options.origin](websocket::request_type& request) {
     if (!origin.empty()) request.set(beast::http::field::origin, origin);
   };
+  // From a chosen address: bound first, then connected to the first endpoint only (connecting
+  // to a range closes and reopens the socket for each, which would lose the binding).
+  auto connect = [&](beast::tcp_stream& stream) {
+    if (options.bind_address.empty()) {
+      stream.connect(endpoints);
+      return;
+    }
+    const tcp::endpoint remote = *endpoints.begin();
+    stream.socket().open(remote.protocol());
+    stream.socket().bind(tcp::endpoint(net::ip::make_address(options.bind_address), 0));
+    stream.socket().connect(remote);
+  };
   if (options.tls) {
     impl_->tls_context.set_verify_mode(net::ssl::verify_none);  // self-signed in tests
     auto& ws = impl_->ws.emplace<2>(impl_->io, impl_->tls_context);
-    beast::get_lowest_layer(ws).connect(endpoints);
+    connect(beast::get_lowest_layer(ws));
     ws.next_layer().handshake(net::ssl::stream_base::client);
     ws.set_option(websocket::stream_base::decorator(decorate));
     ws.handshake(host, "/ws");
   } else {
     auto& ws = impl_->ws.emplace<1>(impl_->io);
-    beast::get_lowest_layer(ws).connect(endpoints);
+    connect(beast::get_lowest_layer(ws));
     ws.set_option(websocket::stream_base::decorator(decorate));
     ws.handshake(host, "/ws");
   }
