@@ -18,6 +18,12 @@ using protocol::ErrorCode;
 
 namespace {
 
+// A server shutting down opens no rooms: during its drain its connections are still served,
+// but they are about to be closed (1012), and a room opened now would begin by moving to
+// another node (or wait for this one's restart). The player reconnects, and asks there.
+constexpr const char* kNoNewRooms =
+    "the server is shutting down and opens no new rooms; reconnect and try again";
+
 // " from ADDRESS" for a log line about `client`, or nothing when its address is unknown.
 std::string from(const ClientContext& client) {
   return client.address.empty() ? std::string() : " from " + client.address;
@@ -65,7 +71,9 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
           lobby_feed_.unsubscribe(client.connection.get());
           send(protocol::encode_ok(id));
         } else if constexpr (std::is_same_v<T, protocol::QuickPlay>) {
-          if (auto refusal = quick_play_.enqueue(client.player, command, id)) {
+          if (shutting_down()) {
+            reply_error(client, id, ErrorCode::kNotAllowed, kNoNewRooms);
+          } else if (auto refusal = quick_play_.enqueue(client.player, command, id)) {
             reply_error(client, id, refusal->code, refusal->message);
           }
         } else if constexpr (std::is_same_v<T, protocol::CancelQuickPlay>) {
@@ -226,6 +234,7 @@ bool ServerState::hello_with_stored_token(ClientContext& client, const protocol:
 
 void ServerState::create_room(ClientContext& client, const protocol::CreateRoom& request,
                               const Json& id, Clock::time_point received) {
+  if (shutting_down()) return reply_error(client, id, ErrorCode::kNotAllowed, kNoNewRooms);
   if (client.player->open_rooms_created() >= config_.max_rooms_per_player) {
     return reply_error(client, id, ErrorCode::kTooManyRooms,
                        "you already have " + std::to_string(config_.max_rooms_per_player) +
