@@ -145,8 +145,7 @@ Proxy start_haproxy(const fs::path& dir, unsigned short server_port) {
 std::unique_ptr<TestClient> wss_client(unsigned short port, const std::string& from = "") {
   TestClient::Options options;
   options.tls = true;
-  options.bind_address = from;
-  return std::make_unique<TestClient>("127.0.0.1", port, options);
+  return std::make_unique<TestClient>("127.0.0.1", port, options, from);
 }
 
 class ProxyTest : public ::testing::TestWithParam<std::string> {};

@@ -41,6 +41,10 @@ TestClient::TestClient(const std::string& host, unsigned short port)
     : TestClient(host, port, Options{}) {}
 
 TestClient::TestClient(const std::string& host, unsigned short port, Options options)
+    : TestClient(host, port, std::move(options), "") {}
+
+TestClient::TestClient(const std::string& host, unsigned short port, Options options,
+                       const std::string& bind_address)
     : impl_(std::make_unique<Impl>()) {
   tcp::resolver resolver(impl_->io);
   auto endpoints = resolver.resolve(host, std::to_string(port));
@@ -50,13 +54,13 @@ TestClient::TestClient(const std::string& host, unsigned short port, Options opt
   // From a chosen address: bound first, then connected to the first endpoint only (connecting
   // to a range closes and reopens the socket for each, which would lose the binding).
   auto connect = [&](beast::tcp_stream& stream) {
-    if (options.bind_address.empty()) {
+    if (bind_address.empty()) {
       stream.connect(endpoints);
       return;
     }
     const tcp::endpoint remote = *endpoints.begin();
     stream.socket().open(remote.protocol());
-    stream.socket().bind(tcp::endpoint(net::ip::make_address(options.bind_address), 0));
+    stream.socket().bind(tcp::endpoint(net::ip::make_address(bind_address), 0));
     stream.socket().connect(remote);
   };
   if (options.tls) {

@@ -21,11 +21,12 @@ class TestClient {
   struct Options {
     bool tls = false;
     std::string origin;  // sets the Origin header when not empty
-    // The local address to connect from when not empty (a loopback address other than
-    // 127.0.0.1: another client, as a server or a proxy sees it).
-    std::string bind_address;
   };
   TestClient(const std::string& host, unsigned short port, Options options);
+  // From the local address `bind_address` (a loopback address other than 127.0.0.1: another
+  // client, as a server or a proxy sees it).
+  TestClient(const std::string& host, unsigned short port, Options options,
+             const std::string& bind_address);
   TestClient(const std::string& host, unsigned short port);
   ~TestClient();
   TestClient(const TestClient&) = delete;
