@@ -25,6 +25,12 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/OPERATI
               ${PROJECT_SOURCE_DIR}/docs/ENGINES.md ${PROJECT_SOURCE_DIR}/docs/BENCHMARKS.md
               ${PROJECT_SOURCE_DIR}/protocol/PROTOCOL.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The TLS proxies' configurations, templates to fill (OPERATIONS.md, "Behind nginx or HAProxy
+# with TLS").
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/nginx/parlor.conf
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/nginx)
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/haproxy/parlor-tls.cfg
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/haproxy)
 
 # The systemd unit, where Debian packages put theirs (/lib is /usr/lib on Debian 12), and the
 # default config: absolute, /etc is never under the prefix. The package marks it a conffile.

@@ -21,6 +21,9 @@ packages=(
   # A local cluster (deploy/cluster/up.sh): HAProxy 2.6 in front of the nodes; curl for its
   # readiness checks.
   haproxy curl
+  # nginx 1.22: the proxy test runs deploy/nginx/parlor.conf (and deploy/haproxy/parlor-tls.cfg)
+  # for real; no nginx is needed running.
+  nginx
   # promtool, which checks /metrics, the alert rules and their unit tests (deploy/prometheus);
   # no Prometheus server is needed running.
   prometheus
@@ -67,6 +70,13 @@ if ((${#missing[@]})); then
     systemctl is-enabled prometheus >/dev/null 2>&1; then
     "${sudo_cmd[@]}" systemctl disable --now prometheus >/dev/null 2>&1 || true
     echo "install-deps: stopped and disabled the Prometheus service the package started"
+  fi
+  # Installing nginx may start Debian's default site on port 80, which nothing here uses: stop
+  # it and keep it from starting at boot (the proxy test runs its own nginx).
+  if [[ " ${missing[*]} " == *" nginx "* ]] && command -v systemctl >/dev/null &&
+    systemctl is-enabled nginx >/dev/null 2>&1; then
+    "${sudo_cmd[@]}" systemctl disable --now nginx >/dev/null 2>&1 || true
+    echo "install-deps: stopped and disabled the nginx service the package started"
   fi
   # Debian's haproxy service, where an init system starts it, listens on no port (its
   # /etc/haproxy/haproxy.cfg has no frontend): nothing to stop. up.sh runs its own.

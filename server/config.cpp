@@ -3,6 +3,7 @@
 #include "server/cluster/redis_client.h"
 #include "server/config_file.h"
 #include "server/store/postgres_store.h"
+#include "server/trusted_proxy.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -82,6 +83,23 @@ bool add_engines(const std::string& value, ServerConfig& config) {
       if (known.name == name) return false;
     }
     config.engines.push_back({name, item.substr(eq + 1)});
+    any = true;
+  }
+  return any;
+}
+
+// ADDR[,ADDR...] of trusted proxies: the flag may be given several times, the variable and a
+// config file line list them with commas.
+bool add_trusted_proxies(const std::string& value, ServerConfig& config) {
+  std::stringstream in(value);
+  std::string item;
+  bool any = false;
+  while (std::getline(in, item, ',')) {
+    const auto first = item.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    item = item.substr(first, item.find_last_not_of(" \t") - first + 1);
+    if (!parse_proxy_network(item)) return false;
+    config.trusted_proxies.push_back(item);
     any = true;
   }
   return any;
@@ -217,6 +235,12 @@ const std::map<std::string, Flag>& flags() {
           }
           return true;
         }}},
+      {"trusted-proxy",
+       {"ADDR or NETWORK/BITS of a reverse proxy in front of the server (nginx, HAProxy): "
+        "from it the client's address is the last hop of X-Forwarded-For, for the per-IP "
+        "limits and the logs; from any other peer that header is ignored; repeatable; the "
+        "variable takes a comma-separated list (default: none)",
+        add_trusted_proxies}},
       {"max-rooms-per-player",
        {"unfinished rooms one player may create (default 8)",
         number_flag<int>(&ServerConfig::max_rooms_per_player, 1, 1 << 20)}},
@@ -368,8 +392,8 @@ std::optional<std::vector<Arg>> split_args(int argc, const char* const* argv, st
 }
 
 // The lowest layer over the defaults: FILE's `key = value` lines (server/config_file.h).
-// Keys are the flags' names; an unknown key, a key set twice (but the repeatable engine) or a
-// bad value stops the start with the file, the line and the key.
+// Keys are the flags' names; an unknown key, a key set twice (but the repeatable engine and
+// trusted-proxy) or a bad value stops the start with the file, the line and the key.
 bool apply_config_file(const std::string& path, ServerConfig& config, std::string& error) {
   auto lines = read_config_file(path, error);
   if (!lines) return false;
@@ -386,7 +410,7 @@ bool apply_config_file(const std::string& path, ServerConfig& config, std::strin
       error = where + "a config file cannot name another (config)";
       return false;
     }
-    if (line.key != "engine" && !seen.insert(line.key).second) {
+    if (line.key != "engine" && line.key != "trusted-proxy" && !seen.insert(line.key).second) {
       error = where + line.key + " is set twice";
       return false;
     }

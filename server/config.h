@@ -57,6 +57,10 @@ struct ServerConfig {
   int max_connections_per_ip = 64;
   int max_handshakes_per_ip_per_second = 20;
   std::vector<std::string> allowed_origins;  // empty: any Origin
+  // Reverse proxies (addresses or CIDR networks, server/trusted_proxy.h) whose connections
+  // carry the client's address in X-Forwarded-For: per-IP limits and log lines use that
+  // address for them. Empty: the header is never believed.
+  std::vector<std::string> trusted_proxies;
 
   // Rooms.
   int max_rooms_per_player = 8;

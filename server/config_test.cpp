@@ -122,6 +122,25 @@ TEST(Config, EnginesAreRepeatableAndListedInTheEnvironment) {
   EXPECT_FALSE(parse({"--engine", "a=http://h:1", "--engine", "a=http://h:2"}, error));
 }
 
+TEST(Config, TrustedProxiesAreRepeatableListedAndChecked) {
+  std::string error;
+  auto none = parse({}, error);
+  ASSERT_TRUE(none) << error;
+  EXPECT_TRUE(none->trusted_proxies.empty());
+  std::optional<ServerConfig> config;
+  {
+    const ScopedEnv proxies("PARLOR_TRUSTED_PROXY", "10.0.0.5, fd00::/8");
+    config = parse({"--trusted-proxy", "127.0.0.1", "--trusted-proxy=192.168.0.0/16"}, error);
+  }
+  ASSERT_TRUE(config) << error;
+  EXPECT_EQ(config->trusted_proxies,
+            (std::vector<std::string>{"10.0.0.5", "fd00::/8", "127.0.0.1", "192.168.0.0/16"}));
+  for (const char* bad : {"proxy.example", "10.0.0.5/24", "10.0.0.0/33", "1.2.3", ",", ""}) {
+    EXPECT_FALSE(parse({"--trusted-proxy", bad}, error)) << bad;
+    EXPECT_EQ(error, std::string("bad value for --trusted-proxy: \"") + bad + "\"") << error;
+  }
+}
+
 TEST(Config, ReplayRetention) {
   std::string error;
   auto defaults = parse({}, error);
@@ -372,6 +391,17 @@ TEST(ConfigFile, SwitchesAndRepeatableEngines) {
   const TempConfig maybe("dev = maybe\n");
   EXPECT_FALSE(parse({"--config", maybe.path().c_str()}, error));
   EXPECT_EQ(error, maybe.path() + ":1: bad value for dev: \"maybe\" (true or false)");
+}
+
+TEST(ConfigFile, TrustedProxyLinesAddUp) {
+  const TempConfig file("trusted-proxy = 10.0.0.5\ntrusted-proxy = 10.1.0.0/16, ::1\n");
+  std::string error;
+  auto config = parse({"--config", file.path().c_str()}, error);
+  ASSERT_TRUE(config) << error;
+  EXPECT_EQ(config->trusted_proxies, (std::vector<std::string>{"10.0.0.5", "10.1.0.0/16", "::1"}));
+  const TempConfig bad("trusted-proxy = nginx.local\n");
+  EXPECT_FALSE(parse({"--config", bad.path().c_str()}, error));
+  EXPECT_EQ(error, bad.path() + ":1: bad value for trusted-proxy: \"nginx.local\"");
 }
 
 TEST(ConfigFile, AMissingFileOrADirectoryStopsTheStart) {

@@ -20,6 +20,7 @@
 #include "server/log_throttle.h"
 #include "server/ratings_api.h"
 #include "server/static_files.h"
+#include "server/trusted_proxy.h"
 #include "server/ws_session.h"
 
 namespace parlor::server {
@@ -210,11 +211,13 @@ http::response<http::string_body> handle_http(ServerState& state,
 
 template <class Stream>
 HttpSession<Stream>::HttpSession(Stream&& stream, beast::flat_buffer buffer,
-                                 std::shared_ptr<ServerState> state,
+                                 std::shared_ptr<ServerState> state, ConnectionOrigin origin,
                                  std::unique_ptr<IpLimiter::Slot> slot)
     : stream_(std::move(stream)),
       buffer_(std::move(buffer)),
       state_(std::move(state)),
+      origin_(std::move(origin)),
+      client_(origin_.address),
       slot_(std::move(slot)) {}
 
 template <class Stream>
@@ -240,12 +243,8 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
     // Told rather than dropped: the client learns which limit it met.
     static LogThrottle log;
     state_->metrics().count_refusal("header_too_large");
-    beast::error_code ignored;
-    const auto remote = beast::get_lowest_layer(stream_).socket().remote_endpoint(ignored);
-    log.info("refused a request from " +
-             (ignored ? std::string("?") : remote.address().to_string()) +
-             ": headers larger than " + std::to_string(state_->config().max_http_header_bytes) +
-             " bytes (431)");
+    log.info("refused a request from " + origin_.address + ": headers larger than " +
+             std::to_string(state_->config().max_http_header_bytes) + " bytes (431)");
     auto response = std::make_shared<http::response<http::string_body>>(
         http::status::request_header_fields_too_large, 11);
     response->set(http::field::server, "parlor");
@@ -259,7 +258,9 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
   if (ec) return;  // timeout, reset: drop the connection
   auto request = parser_->release();
   std::shared_ptr<http::response<http::string_body>> response;
-  if (beast::websocket::is_upgrade(request)) {
+  if (origin_.per_request_limiter && !admit_forwarded(request, response)) {
+    // Refused; the answer is in `response`.
+  } else if (beast::websocket::is_upgrade(request)) {
     const std::string target(request.target());
     const std::string path = target.substr(0, target.find('?'));
     if (path == kLinkPath) {
@@ -294,10 +295,11 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
       if constexpr (std::is_same_v<Stream, PlainStream>) {
         auto socket = to_ws_socket(std::move(stream_));
         if (!socket) return;  // the connection is already gone
-        std::make_shared<WsSession<PlainWsSocket>>(std::move(*socket), state_, std::move(slot_))
+        std::make_shared<WsSession<PlainWsSocket>>(std::move(*socket), state_, client_,
+                                                   std::move(slot_))
             ->run(std::move(request));
       } else {
-        std::make_shared<WsSession<Stream>>(std::move(stream_), state_, std::move(slot_))
+        std::make_shared<WsSession<Stream>>(std::move(stream_), state_, client_, std::move(slot_))
             ->run(std::move(request));
       }
       return;
@@ -340,6 +342,49 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
 }
 
 template <class Stream>
+bool HttpSession<Stream>::admit_forwarded(
+    const http::request<http::string_body>& request,
+    std::shared_ptr<http::response<http::string_body>>& refused) {
+  static LogThrottle log;
+  auto refuse = [&](http::status status, int retry_after_s, const std::string& reason,
+                    const char* metric) {
+    state_->metrics().count_refusal(metric);
+    log.info("refused a request from " + client_ + " via " + origin_.address + ": " + reason +
+             " (" + std::to_string(static_cast<int>(status)) + ")");
+    refused = std::make_shared<http::response<http::string_body>>(
+        make_response(request, status, reason + "\n", "text/plain; charset=utf-8"));
+    if (retry_after_s > 0) refused->set(http::field::retry_after, std::to_string(retry_after_s));
+    if (request.method() == http::verb::head) refused->body().clear();
+    // The proxy may carry other clients' requests on this connection: it stays open.
+    return false;
+  };
+  // Several X-Forwarded-For fields are one list, in order (RFC 9110 5.3).
+  std::string forwarded;
+  const auto [first, last] = request.equal_range("X-Forwarded-For");
+  for (auto field = first; field != last; ++field) {
+    if (!forwarded.empty()) forwarded += ", ";
+    forwarded += field->value();
+  }
+  client_ = origin_.address;
+  if (!forwarded.empty()) {
+    const auto client = last_forwarded_hop(forwarded);
+    if (!client) {
+      return refuse(http::status::bad_request, 0,
+                    "the trusted proxy's X-Forwarded-For does not end with a client address",
+                    "bad_forwarded_for");
+    }
+    client_ = client->to_string();
+  }
+  IpLimiter::Refusal why = IpLimiter::Refusal::kNone;
+  slot_ = origin_.per_request_limiter->admit(client_, &why);
+  if (!slot_) {
+    const IpLimiter::RefusalText text = origin_.per_request_limiter->explain(why);
+    return refuse(http::status::too_many_requests, text.retry_after_s, text.reason, text.metric);
+  }
+  return true;
+}
+
+template <class Stream>
 void HttpSession<Stream>::write(std::shared_ptr<http::response<http::string_body>> response) {
   const bool keep_alive = response->keep_alive();
   auto& message = *response;  // kept alive by the handler, which owns the response
@@ -352,6 +397,9 @@ void HttpSession<Stream>::write(std::shared_ptr<http::response<http::string_body
 
 template <class Stream>
 void HttpSession<Stream>::on_write(bool keep_alive, beast::error_code ec, std::size_t) {
+  // A trusted proxy's request held its client's place until answered; the next request on
+  // the connection may be another client's.
+  if (origin_.per_request_limiter) slot_.reset();
   if (ec) return;
   if (!keep_alive) return do_close();
   do_read();

@@ -19,8 +19,10 @@ namespace parlor::server {
 template <class Stream>
 class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
+  // `slot`: the connection's admission, null when `origin` is a trusted proxy (then each
+  // request is admitted on its own).
   HttpSession(Stream&& stream, beast::flat_buffer buffer, std::shared_ptr<ServerState> state,
-              std::unique_ptr<IpLimiter::Slot> slot);
+              ConnectionOrigin origin, std::unique_ptr<IpLimiter::Slot> slot);
   void run();
 
  private:
@@ -29,10 +31,19 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
   void write(std::shared_ptr<beast::http::response<beast::http::string_body>> response);
   void on_write(bool keep_alive, beast::error_code ec, std::size_t bytes);
   void do_close();
+  // For a trusted proxy's connection: finds the client of `request` (the last hop of its
+  // X-Forwarded-For; the proxy itself when there is none, as for its health checks) and
+  // admits it for this request. False when refused, with the answer in `refused`.
+  bool admit_forwarded(const beast::http::request<beast::http::string_body>& request,
+                       std::shared_ptr<beast::http::response<beast::http::string_body>>& refused);
 
   Stream stream_;
   beast::flat_buffer buffer_;
   std::shared_ptr<ServerState> state_;
+  ConnectionOrigin origin_;
+  // Whom this connection's current request is from, for the logs and the WebSocket it may
+  // become: the TCP peer, or through a trusted proxy the client it forwarded.
+  std::string client_;
   std::unique_ptr<IpLimiter::Slot> slot_;
   std::optional<beast::http::request_parser<beast::http::string_body>> parser_;
 };

@@ -30,6 +30,19 @@ std::unique_ptr<IpLimiter::Slot> IpLimiter::admit(const std::string& ip, Refusal
   return std::make_unique<Slot>(shared_from_this(), ip);
 }
 
+IpLimiter::RefusalText IpLimiter::explain(Refusal why) const {
+  if (why == Refusal::kConnections) {
+    return {5,
+            "too many connections from this address (" + std::to_string(max_connections_) +
+                " open); close some or raise --max-connections-per-ip",
+            "connections_per_ip"};
+  }
+  return {1,
+          "too many new connections from this address (over " + std::to_string(max_per_second_) +
+              " a second); slow down or raise --max-handshakes-per-ip",
+          "handshakes_per_ip"};
+}
+
 void IpLimiter::release(const std::string& ip) {
   std::lock_guard lock(mutex_);
   auto it = counts_.find(ip);

@@ -36,6 +36,15 @@ class IpLimiter : public std::enable_shared_from_this<IpLimiter> {
   // (when given) says which.
   std::unique_ptr<Slot> admit(const std::string& ip, Refusal* why = nullptr);
 
+  // What a client refused for `why` is told: when to try again, the one-line reason (for it
+  // and the log) and the reason label of parlor_connections_refused_by_reason_total.
+  struct RefusalText {
+    int retry_after_s;
+    std::string reason;
+    const char* metric;
+  };
+  RefusalText explain(Refusal why) const;
+
   int max_connections() const { return max_connections_; }
   int max_per_second() const { return max_per_second_; }
 
@@ -51,6 +60,15 @@ class IpLimiter : public std::enable_shared_from_this<IpLimiter> {
   const int max_per_second_;
   std::mutex mutex_;
   std::unordered_map<std::string, Counts> counts_;
+};
+
+// Who a connection comes from, as the listener found it at accept.
+struct ConnectionOrigin {
+  std::string address;  // the TCP peer's address, canonical (server/trusted_proxy.h)
+  // Set when the peer is a trusted proxy (--trusted-proxy): the connection took no slot at
+  // accept, and each request on it is admitted here for the client its X-Forwarded-For
+  // names (the proxy's own address is not one client; see Listener::on_accept).
+  std::shared_ptr<IpLimiter> per_request_limiter;
 };
 
 }  // namespace parlor::server

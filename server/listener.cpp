@@ -13,6 +13,7 @@
 #include "server/linger.h"
 #include "server/log.h"
 #include "server/log_throttle.h"
+#include "server/trusted_proxy.h"
 
 namespace parlor::server {
 
@@ -23,16 +24,18 @@ namespace {
 class DetectSession : public std::enable_shared_from_this<DetectSession> {
  public:
   DetectSession(tcp::socket&& socket, std::shared_ptr<ServerState> state,
-                std::shared_ptr<net::ssl::context> tls, std::unique_ptr<IpLimiter::Slot> slot)
+                std::shared_ptr<net::ssl::context> tls, ConnectionOrigin origin,
+                std::unique_ptr<IpLimiter::Slot> slot)
       : stream_(std::move(socket)),
         state_(std::move(state)),
         tls_(std::move(tls)),
+        origin_(std::move(origin)),
         slot_(std::move(slot)) {}
 
   void run() {
     if (!tls_) {
       std::make_shared<HttpSession<PlainStream>>(std::move(stream_), std::move(buffer_), state_,
-                                                 std::move(slot_))
+                                                 std::move(origin_), std::move(slot_))
           ->run();
       return;
     }
@@ -46,7 +49,7 @@ class DetectSession : public std::enable_shared_from_this<DetectSession> {
     if (ec) return;
     if (!is_tls) {
       std::make_shared<HttpSession<PlainStream>>(std::move(stream_), std::move(buffer_), state_,
-                                                 std::move(slot_))
+                                                 std::move(origin_), std::move(slot_))
           ->run();
       return;
     }
@@ -61,7 +64,7 @@ class DetectSession : public std::enable_shared_from_this<DetectSession> {
     if (ec) return;
     buffer_.consume(used);
     std::make_shared<HttpSession<TlsStream>>(std::move(*tls_stream_), std::move(buffer_), state_,
-                                             std::move(slot_))
+                                             std::move(origin_), std::move(slot_))
         ->run();
   }
 
@@ -70,6 +73,7 @@ class DetectSession : public std::enable_shared_from_this<DetectSession> {
   beast::flat_buffer buffer_;
   std::shared_ptr<ServerState> state_;
   std::shared_ptr<net::ssl::context> tls_;
+  ConnectionOrigin origin_;
   std::unique_ptr<IpLimiter::Slot> slot_;
 };
 
@@ -139,6 +143,7 @@ Listener::Listener(net::io_context& io, const tcp::endpoint& endpoint,
       tls_(std::move(tls)),
       limiter_(std::make_shared<IpLimiter>(state_->config().max_connections_per_ip,
                                            state_->config().max_handshakes_per_ip_per_second)),
+      trusted_proxies_(state_->config().trusted_proxies),
       backoff_timer_(acceptor_.get_executor()) {
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(net::socket_base::reuse_address(true));
@@ -187,23 +192,27 @@ void Listener::on_accept(beast::error_code ec, tcp::socket socket) {
     socket.close(ignored);
     return do_accept();
   }
-  const std::string address = remote.address().to_string();
-  IpLimiter::Refusal why = IpLimiter::Refusal::kNone;
-  auto slot = limiter_->admit(address, &why);
+  const std::string address = canonical_address(remote.address()).to_string();
+  ConnectionOrigin origin{address, nullptr};
+  std::unique_ptr<IpLimiter::Slot> slot;
   std::optional<RefusalAnswer> refusal;
-  if (!slot && why == IpLimiter::Refusal::kConnections) {
-    refusal = RefusalAnswer{"429 Too Many Requests", 5,
-                            "too many connections from this address (" +
-                                std::to_string(limiter_->max_connections()) +
-                                " open); close some or raise --max-connections-per-ip",
-                            "connections_per_ip"};
-  } else if (!slot) {
-    refusal = RefusalAnswer{"429 Too Many Requests", 1,
-                            "too many new connections from this address (over " +
-                                std::to_string(limiter_->max_per_second()) +
-                                " a second); slow down or raise --max-handshakes-per-ip",
-                            "handshakes_per_ip"};
-  } else if (state_->shutting_down()) {
+  if (trusted_proxies_.trusts(remote.address())) {
+    // A trusted proxy carries many clients on its connections, and reuses them from one
+    // client to the next: its address is no client's, and limiting it here would limit
+    // everyone behind it together. Who the client is comes with each request
+    // (X-Forwarded-For), so HttpSession admits each request against the same limiter once it
+    // has read its header.
+    origin.per_request_limiter = limiter_;
+  } else {
+    IpLimiter::Refusal why = IpLimiter::Refusal::kNone;
+    slot = limiter_->admit(address, &why);
+    if (!slot) {
+      IpLimiter::RefusalText text = limiter_->explain(why);
+      refusal = RefusalAnswer{"429 Too Many Requests", text.retry_after_s, std::move(text.reason),
+                              text.metric};
+    }
+  }
+  if (!refusal && state_->shutting_down()) {
     refusal = RefusalAnswer{"503 Service Unavailable", 1, "server shutting down", "shutting_down"};
   }
   if (refusal) {
@@ -219,7 +228,9 @@ void Listener::on_accept(beast::error_code ec, tcp::socket socket) {
     }
   } else {
     socket.set_option(tcp::no_delay(true), endpoint_ec);
-    std::make_shared<DetectSession>(std::move(socket), state_, tls_, std::move(slot))->run();
+    std::make_shared<DetectSession>(std::move(socket), state_, tls_, std::move(origin),
+                                    std::move(slot))
+        ->run();
   }
   do_accept();
 }

@@ -1,6 +1,7 @@
-// Accepts TCP connections, applies per-IP admission, detects TLS, and starts an
-// HttpSession for each. Unlike Beast's example, an accept error (e.g. EMFILE: out
-// of file descriptors) backs off and keeps accepting instead of stopping forever.
+// Accepts TCP connections, applies per-IP admission (for a trusted proxy's connections it
+// is left to each request: see on_accept), detects TLS, and starts an HttpSession for each. Unlike
+// Beast's example, an accept error (e.g. EMFILE: out of file descriptors) backs off and keeps
+// accepting instead of stopping forever.
 #pragma once
 
 #include <boost/asio/ssl/context.hpp>
@@ -11,6 +12,7 @@
 #include "server/ip_limiter.h"
 #include "server/net.h"
 #include "server/server_state.h"
+#include "server/trusted_proxy.h"
 
 namespace parlor::server {
 
@@ -33,6 +35,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
   std::shared_ptr<ServerState> state_;
   std::shared_ptr<net::ssl::context> tls_;
   std::shared_ptr<IpLimiter> limiter_;
+  TrustedProxies trusted_proxies_;
   net::steady_timer backoff_timer_;
   std::chrono::milliseconds backoff_{0};
 };

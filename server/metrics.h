@@ -64,7 +64,7 @@ class Metrics {
   // A WebSocket connection failed for breaking the protocol (1002, 1003, 1007, 1009).
   void count_protocol_close(std::uint16_t code);
   // A connection refused at the door, by why (`connections_per_ip`, `handshakes_per_ip`,
-  // `shutting_down`, `header_too_large`); also counted in connections_refused.
+  // `shutting_down`, `header_too_large`, `bad_forwarded_for`); also counted in connections_refused.
   void count_refusal(const std::string& reason);
   void observe_move_latency(std::int64_t microseconds);
 

@@ -16,6 +16,21 @@ namespace parlor::server {
 
 using protocol::ErrorCode;
 
+namespace {
+
+// A server shutting down opens no rooms: during its drain its connections are still served,
+// but they are about to be closed (1012), and a room opened now would begin by moving to
+// another node (or wait for this one's restart). The player reconnects, and asks there.
+constexpr const char* kNoNewRooms =
+    "the server is shutting down and opens no new rooms; reconnect and try again";
+
+// " from ADDRESS" for a log line about `client`, or nothing when its address is unknown.
+std::string from(const ClientContext& client) {
+  return client.address.empty() ? std::string() : " from " + client.address;
+}
+
+}  // namespace
+
 ServerState::ServerState(boost::asio::io_context& io, ServerConfig config)
     : io_(io), config_(std::move(config)), lobby_(io, config_, metrics_) {
   limits_.max_frame_bytes = config_.max_message_bytes;
@@ -56,7 +71,9 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
           lobby_feed_.unsubscribe(client.connection.get());
           send(protocol::encode_ok(id));
         } else if constexpr (std::is_same_v<T, protocol::QuickPlay>) {
-          if (auto refusal = quick_play_.enqueue(client.player, command, id)) {
+          if (shutting_down()) {
+            reply_error(client, id, ErrorCode::kNotAllowed, kNoNewRooms);
+          } else if (auto refusal = quick_play_.enqueue(client.player, command, id)) {
             reply_error(client, id, refusal->code, refusal->message);
           }
         } else if constexpr (std::is_same_v<T, protocol::CancelQuickPlay>) {
@@ -159,7 +176,7 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
                     : protocol::encode_error(id, ErrorCode::kInternalError,
                                              "your identity could not be stored; try again")));
           });
-      log_info("player " + player->id() + " joined");
+      log_info("player " + player->id() + " joined" + from(client));
       if (links_ && !client.remote) links_->said_hello(client, /*resumed=*/false);
       return true;
     }
@@ -173,7 +190,7 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
     previous->close(4000, "replaced by a newer connection of the same player");
   }
   client.connection->send(make_frame(protocol::encode_welcome(id, player->id(), token, 1)));
-  log_info("player " + player->id() + (request.token ? " resumed" : " joined"));
+  log_info("player " + player->id() + (request.token ? " resumed" : " joined") + from(client));
   for (const std::string& room_id : player->rooms()) {
     if (auto room = lobby_.find(room_id)) room->resume(player);
   }
@@ -217,6 +234,7 @@ bool ServerState::hello_with_stored_token(ClientContext& client, const protocol:
 
 void ServerState::create_room(ClientContext& client, const protocol::CreateRoom& request,
                               const Json& id, Clock::time_point received) {
+  if (shutting_down()) return reply_error(client, id, ErrorCode::kNotAllowed, kNoNewRooms);
   if (client.player->open_rooms_created() >= config_.max_rooms_per_player) {
     return reply_error(client, id, ErrorCode::kTooManyRooms,
                        "you already have " + std::to_string(config_.max_rooms_per_player) +

@@ -44,6 +44,9 @@ struct ClientContext {
   std::string_view raw;
   // A client of another node, whose requests that node forwarded here: never forwarded on.
   bool remote = false;
+  // The client's address for log lines: its TCP peer's, or through a trusted proxy the one
+  // the proxy forwarded (--trusted-proxy). Empty for a client of another node.
+  std::string address;
 };
 
 class ServerState {

@@ -34,12 +34,13 @@ auto& tcp_socket(websocket::stream<FrameWriterStream<Stream>>& ws) {
 }  // namespace
 
 template <class Stream>
-WsSession<Stream>::WsSession(Stream&& stream, std::shared_ptr<ServerState> state,
+WsSession<Stream>::WsSession(Stream&& stream, std::shared_ptr<ServerState> state, std::string peer,
                              std::unique_ptr<IpLimiter::Slot> slot)
     : ws_(std::move(stream)),
       state_(std::move(state)),
       slot_(std::move(slot)),
       tokens_(state_->config().rate_burst),
+      peer_(std::move(peer)),
       close_timer_(ws_.get_executor()),
       keepalive_timer_(ws_.get_executor()) {
   state_->metrics().connections.fetch_add(1);
@@ -87,9 +88,8 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
       static_cast<int>(std::min<std::size_t>(config.max_queue_bytes, 1 << 30)));
   beast::error_code ignored;
   tcp_socket(ws_).set_option(send_buffer, ignored);
-  const auto remote = tcp_socket(ws_).remote_endpoint(ignored);
-  peer_ = ignored ? "?" : remote.address().to_string();
   client_.connection = this->shared_from_this();
+  client_.address = peer_;
   client_.finish_later = [weak = this->weak_from_this()](std::function<void()> work) {
     if (auto self = weak.lock()) {
       net::post(self->ws_.get_executor(), [self, work = std::move(work)] {

@@ -28,7 +28,8 @@ namespace parlor::server {
 template <class Stream>
 class WsSession final : public Connection, public std::enable_shared_from_this<WsSession<Stream>> {
  public:
-  WsSession(Stream&& stream, std::shared_ptr<ServerState> state,
+  // `peer`: the client's address (through a trusted proxy, the one it forwarded).
+  WsSession(Stream&& stream, std::shared_ptr<ServerState> state, std::string peer,
             std::unique_ptr<IpLimiter::Slot> slot);
   ~WsSession() override;
 

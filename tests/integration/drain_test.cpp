@@ -194,6 +194,55 @@ TEST(DrainTest, ANodeDrainsClosesWith1012AndItsRoomResumesOnAnotherNode) {
   fs::remove_all(dir);
 }
 
+// A single server with --drain-ms (behind a proxy that health-checks /readyz): during the drain
+// its games go on but it opens no new rooms, by create_room or by quick play; then it closes
+// with 1012 and exits 0, within the drain and the bounded close that follows it.
+TEST(DrainTest, ADrainingServerPlaysOnButOpensNoRoomsAndExitsInTime) {
+  const fs::path dir = test_dir("drain-single");
+  ServerProcess single(PARLOR_SERVER_BINARY,
+                       {"--store", "none", "--drain-ms", std::to_string(kDrain.count()),
+                        "--bot-delay-ms", "50", "--static-dir", dir.string()},
+                       dir / "logs", "single");
+  ASSERT_EQ(single.start(), "");
+  TestClient player("127.0.0.1", single.port());
+  ASSERT_EQ(player.hello("carol")["type"], "welcome");
+  const Json created = player.request({{"type", "create_room"}, {"kind", "bigtwo"}});
+  ASSERT_EQ(created["type"], "room_created") << created;
+  const std::string room = created["room"];
+  for (int seat = 1; seat < 4; ++seat) {
+    ASSERT_EQ(player.request({{"type", "add_bot"}, {"room", room}, {"seat", seat}})["type"], "ok");
+  }
+  ASSERT_EQ(player.request({{"type", "start"}, {"room", room}})["type"], "ok");
+
+  ASSERT_EQ(::kill(single.pid(), SIGTERM), 0);
+  const auto term_at = Clock::now();
+  std::string readyz;
+  while (Clock::now() < term_at + 1s) {
+    readyz = status_of(http_get(single.port(), "/readyz"));
+    if (readyz.find(" 503 ") != std::string::npos) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_NE(readyz.find(" 503 "), std::string::npos) << readyz;
+  for (const Json& ask : {Json{{"type", "create_room"}, {"kind", "bigtwo"}},
+                          Json{{"type", "quick_play"}, {"kind", "bigtwo"}, {"seats", 4}}}) {
+    const Json refused = player.request(ask, 1s);
+    EXPECT_EQ(refused.value("code", ""), "not_allowed") << ask << " -> " << refused;
+    EXPECT_NE(refused.value("message", "").find("shutting down"), std::string::npos) << refused;
+  }
+  // The game under way is still served.
+  const Json legal = player.request({{"type", "legal_moves"}, {"room", room}}, 1s);
+  EXPECT_EQ(legal.value("type", ""), "legal_moves") << legal;
+  EXPECT_FALSE(player.closed());
+
+  ASSERT_TRUE(player.wait_closed(kDrain + 5s)) << tail_of(single.log(), 20);
+  EXPECT_EQ(player.close_code(), 1012) << player.close_reason();
+  EXPECT_GE(Clock::now() - term_at, kDrain - 100ms) << "closed before the drain was over";
+  // The bound: the drain, then at most the 3 s the close handshakes get, and the store.
+  EXPECT_EQ(wait_exit(single, 6s), "exit status 0") << tail_of(single.log(), 20);
+  EXPECT_LT(Clock::now() - term_at, kDrain + 5s) << "the exit took longer than its bound";
+  fs::remove_all(dir);
+}
+
 // Without --drain-ms and outside a cluster, SIGTERM closes at once with 1001, as before.
 TEST(DrainTest, ASingleServerStillClosesAtOnceWith1001) {
   const fs::path dir = test_dir("nodrain");

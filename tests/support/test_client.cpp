@@ -41,22 +41,38 @@ TestClient::TestClient(const std::string& host, unsigned short port)
     : TestClient(host, port, Options{}) {}
 
 TestClient::TestClient(const std::string& host, unsigned short port, Options options)
+    : TestClient(host, port, std::move(options), "") {}
+
+TestClient::TestClient(const std::string& host, unsigned short port, Options options,
+                       const std::string& bind_address)
     : impl_(std::make_unique<Impl>()) {
   tcp::resolver resolver(impl_->io);
   auto endpoints = resolver.resolve(host, std::to_string(port));
   auto decorate = [origin = options.origin](websocket::request_type& request) {
     if (!origin.empty()) request.set(beast::http::field::origin, origin);
   };
+  // From a chosen address: bound first, then connected to the first endpoint only (connecting
+  // to a range closes and reopens the socket for each, which would lose the binding).
+  auto connect = [&](beast::tcp_stream& stream) {
+    if (bind_address.empty()) {
+      stream.connect(endpoints);
+      return;
+    }
+    const tcp::endpoint remote = *endpoints.begin();
+    stream.socket().open(remote.protocol());
+    stream.socket().bind(tcp::endpoint(net::ip::make_address(bind_address), 0));
+    stream.socket().connect(remote);
+  };
   if (options.tls) {
     impl_->tls_context.set_verify_mode(net::ssl::verify_none);  // self-signed in tests
     auto& ws = impl_->ws.emplace<2>(impl_->io, impl_->tls_context);
-    beast::get_lowest_layer(ws).connect(endpoints);
+    connect(beast::get_lowest_layer(ws));
     ws.next_layer().handshake(net::ssl::stream_base::client);
     ws.set_option(websocket::stream_base::decorator(decorate));
     ws.handshake(host, "/ws");
   } else {
     auto& ws = impl_->ws.emplace<1>(impl_->io);
-    beast::get_lowest_layer(ws).connect(endpoints);
+    connect(beast::get_lowest_layer(ws));
     ws.set_option(websocket::stream_base::decorator(decorate));
     ws.handshake(host, "/ws");
   }

@@ -23,6 +23,10 @@ class TestClient {
     std::string origin;  // sets the Origin header when not empty
   };
   TestClient(const std::string& host, unsigned short port, Options options);
+  // From the local address `bind_address` (a loopback address other than 127.0.0.1: another
+  // client, as a server or a proxy sees it).
+  TestClient(const std::string& host, unsigned short port, Options options,
+             const std::string& bind_address);
   TestClient(const std::string& host, unsigned short port);
   ~TestClient();
   TestClient(const TestClient&) = delete;
