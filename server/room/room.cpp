@@ -152,6 +152,9 @@ bool Room::restore(const LoadedRoom& stored, Identity& identity,
     if (auto player = identity.find(id)) watching.push_back(std::move(player));
   }
   table_.restore_spectators(watching);
+  // The members know the room before anyone can reach the server or the room: a player who
+  // says hello (or is invited) the moment it is registered resumes it from their room list.
+  for (const auto& member : table_.members()) member->add_room(id_);
   return identical;
 }
 

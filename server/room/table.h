@@ -163,6 +163,8 @@ class Table {
   // join as absent spectators (a seated player stays seated only), to get their places back
   // when they resume.
   void restore_spectators(const std::vector<std::shared_ptr<Player>>& players);
+  // The players seated or watching here.
+  std::vector<std::shared_ptr<Player>> members() const;
   // After restore(): open-room count, grace periods, clocks and bots for the recovered state.
   void resume_after_restore(TableTime now, Outbox& out);
 

@@ -279,14 +279,17 @@ void Table::restore_spectators(const std::vector<std::shared_ptr<Player>>& playe
   }
 }
 
+std::vector<std::shared_ptr<Player>> Table::members() const {
+  std::vector<std::shared_ptr<Player>> out;
+  for (const auto& occupant : seats_) {
+    if (occupant && occupant->player) out.push_back(occupant->player);
+  }
+  for (const Spectator& spectator : spectators_) out.push_back(spectator.player);
+  return out;
+}
+
 void Table::resume_after_restore(TableTime now, Outbox& out) {
   if (counted_open_ && setup_.creator) out.open_rooms_delta += 1;
-  for (auto& occupant : seats_) {
-    if (occupant && occupant->player) out.memberships.push_back({occupant->player, true});
-  }
-  for (const Spectator& spectator : spectators_) {
-    out.memberships.push_back({spectator.player, true});
-  }
   // The game ended just before the restart: rated again (the store rates a game once).
   if (status_ == RoomStatus::kFinished) record_rated_game(now, out);
   if (status_ != RoomStatus::kPlaying) return publish_room(out);

@@ -145,8 +145,7 @@ TEST_F(PostgresFencingTest, ARoomLoadedAgainAtANewerEpochGoesOnAfterAFailedMove)
   PostgresCluster cluster(url_, 10s);
   ASSERT_TRUE(cluster.fence("r1", "node-a", 2));
   EXPECT_EQ(append(*a, at_epoch(move("r1", 1, 2), 2)), WriteResult::kDurable);
-  EXPECT_EQ(sql("SELECT string_agg(seq || ':' || epoch, ',' ORDER BY seq) FROM moves"),
-            "1:1,2:2");
+  EXPECT_EQ(sql("SELECT string_agg(seq || ':' || epoch, ',' ORDER BY seq) FROM moves"), "1:1,2:2");
 }
 
 TEST_F(PostgresFencingTest, AFencedWriteFailsAloneInItsBatch) {
