@@ -54,6 +54,11 @@ std::string json_line(const std::string& time, LogLevel level, std::string_view 
   if (!fields.event.empty()) line["event"] = std::string(fields.event);
   if (!fields.room.empty()) line["room"] = std::string(fields.room);
   if (!fields.player.empty()) line["player"] = std::string(fields.player);
+  if (!fields.re.empty()) {
+    // The request's own id, as the client sent it (the decoder allows strings and integers).
+    auto re = nlohmann::ordered_json::parse(fields.re, nullptr, /*allow_exceptions=*/false);
+    line["re"] = re.is_discarded() ? nlohmann::ordered_json(std::string(fields.re)) : re;
+  }
   // A message may quote a client's bytes: invalid UTF-8 is replaced, never a reason to throw.
   return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }

@@ -16,6 +16,9 @@ struct LogFields {
   std::string_view event{};
   std::string_view room{};
   std::string_view player{};
+  // The id of the request the line is about (its `re`), as JSON text: a client that reports
+  // a refusal by its request id finds the line.
+  std::string_view re{};
 };
 
 // Set once at start, before other threads log.

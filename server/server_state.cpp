@@ -39,6 +39,14 @@ ServerState::ServerState(boost::asio::io_context& io, ServerConfig config)
 void ServerState::reply_error(ClientContext& client, const Json& id, ErrorCode code,
                               const std::string& message) {
   metrics_.count_reject(std::string(protocol::wire_name(code)));
+  if (log_enabled(LogLevel::kDebug)) {
+    const std::string re = id.is_null() ? std::string() : id.dump();
+    const std::string player = client.player ? client.player->id() : std::string();
+    log_debug("a request" + (re.empty() ? "" : " (re " + re + ")") +
+                  (player.empty() ? "" : " of " + player) + " was refused (" +
+                  std::string(protocol::wire_name(code)) + "): " + message,
+              {.event = "request_refused", .player = player, .re = re});
+  }
   client.connection->send(make_frame(protocol::encode_error(id, code, message)));
 }
 

@@ -160,6 +160,13 @@ void Table::reply(const Caller& caller, std::string_view message, Outbox& out) {
 void Table::reply_error(const Caller& caller, protocol::ErrorCode code, const std::string& message,
                         Outbox& out) {
   metrics_.count_reject(std::string(protocol::wire_name(code)));
+  if (log_enabled(LogLevel::kDebug)) {
+    const std::string re = caller.re.is_null() ? std::string() : caller.re.dump();
+    log_debug("room " + id() + ": a request" + (re.empty() ? "" : " (re " + re + ")") + " of " +
+                  caller.player->id() + " was refused (" + std::string(protocol::wire_name(code)) +
+                  "): " + message,
+              {.event = "request_refused", .room = id(), .player = caller.player->id(), .re = re});
+  }
   reply(caller, protocol::encode_error(caller.re, code, message), out);
 }
 
@@ -167,9 +174,10 @@ void Table::reply_refusal(const Caller& caller, const MoveResult& refusal, Outbo
   metrics_.count_reject(refusal.code());
   game_metrics_.moves_refused.fetch_add(1, std::memory_order_relaxed);
   if (log_enabled(LogLevel::kDebug)) {
-    log_debug("room " + id() + ": a move of " + caller.player->id() + " was refused (" +
-                  refusal.code() + ")",
-              {.event = "move_refused", .room = id(), .player = caller.player->id()});
+    const std::string re = caller.re.is_null() ? std::string() : caller.re.dump();
+    log_debug("room " + id() + ": a move" + (re.empty() ? "" : " (re " + re + ")") + " of " +
+                  caller.player->id() + " was refused (" + refusal.code() + ")",
+              {.event = "move_refused", .room = id(), .player = caller.player->id(), .re = re});
   }
   reply(caller, protocol::encode_error(caller.re, refusal.code(), refusal.message()), out);
 }

@@ -36,6 +36,8 @@ struct Session {
   std::string player;
   std::string token;
   std::string room;
+  Json refused_re;        // the refused move's request id
+  Json lobby_refused_re;  // a refused lobby request's id
 };
 
 // A player creates a Big Two room with a fixed seed, a bot joins, the game starts and the
@@ -54,6 +56,10 @@ Session play(unsigned short port) {
   const Json refused = client.request(
       {{"type", "move"}, {"room", out.room}, {"move", {{"play", {"no such card"}}}}});
   EXPECT_EQ(refused["type"], "error") << refused.dump();
+  out.refused_re = refused["re"];
+  const Json no_room = client.request({{"type", "join_room"}, {"room", "no-such-room"}});
+  EXPECT_EQ(no_room["code"], "no_such_room") << no_room.dump();
+  out.lobby_refused_re = no_room["re"];
   return out;
 }
 
@@ -101,6 +107,11 @@ TEST(Logs, JsonLinesNameTheRoomAndPlayerAndNeverATokenOrSeed) {
   EXPECT_EQ((*refused)["room"], session.room);
   EXPECT_EQ((*refused)["player"], session.player);
   EXPECT_EQ((*refused)["level"], "debug");
+  EXPECT_EQ((*refused)["re"], session.refused_re) << "the refused request's id";
+  const Json* lobby_refused = find_event(lines, "request_refused");
+  ASSERT_TRUE(lobby_refused) << "no request_refused line at --log-level debug";
+  EXPECT_EQ((*lobby_refused)["re"], session.lobby_refused_re);
+  EXPECT_EQ((*lobby_refused)["player"], session.player);
 
   for (const std::string& line : lines_of(server.log())) {
     EXPECT_EQ(line.find(session.token), std::string::npos) << "a token in the log: " << line;
