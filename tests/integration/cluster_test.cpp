@@ -474,19 +474,75 @@ std::string check_table(const Table& table, const server::RoomHistory& history) 
   return scan_frames(history, game, table.frames, 0);
 }
 
-TEST(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
-  if (!PostgresServer::missing_binaries().empty() || !RedisServer::available()) {
-    FAIL() << "PostgreSQL 15 and redis-server are needed (make deps installs them)";
+// What each case needs: a temporary directory (the nodes' logs; kept when the case fails), a
+// real PostgreSQL and a real Redis, then the nodes; and after the games, what the store holds.
+class ClusterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!PostgresServer::missing_binaries().empty() || !RedisServer::available()) {
+      GTEST_FAIL() << "PostgreSQL 15 and redis-server are needed (make deps installs them)";
+    }
+    const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    dir_ = fs::temp_directory_path() / ("parlor-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
   }
+  void TearDown() override {
+    store_.reset();
+    cluster_.reset();
+    if (HasFailure()) return;
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  // PostgreSQL (a database of its own), Redis and kNodes nodes given `extra` flags besides
+  // the cluster's own; the nodes are started by the caller (Cluster::start_all).
+  Cluster& make_cluster(const std::string& database, const std::vector<std::string>& extra = {}) {
+    postgres_ = std::make_unique<PostgresServer>();
+    store_url_ = postgres_->create_database(database);
+    redis_ = std::make_unique<RedisServer>();
+    cluster_ = std::make_unique<Cluster>(dir_, store_url_, redis_->url(), extra);
+    return *cluster_;
+  }
+  PostgresServer& postgres() { return *postgres_; }
+  RedisServer& redis() { return *redis_; }
+  // The store as the nodes wrote it, opened beside them (not exclusively).
+  server::PostgresStore& store() {
+    if (!store_) {
+      server::PostgresStoreOptions options;
+      options.url = store_url_;
+      options.exclusive = false;
+      store_ = std::make_unique<server::PostgresStore>(options);
+    }
+    return *store_;
+  }
+
+  fs::path dir_;
+
+ private:
+  std::unique_ptr<PostgresServer> postgres_;
+  std::string store_url_;
+  std::unique_ptr<RedisServer> redis_;
+  std::unique_ptr<Cluster> cluster_;
+  std::unique_ptr<server::PostgresStore> store_;
+};
+
+// The driver's last steps, one a line.
+std::string trail_of(const Table& table) {
+  std::string out = "the driver's last steps:\n";
+  for (const std::string& step : table.trail) out += "  " + step + "\n";
+  return out;
+}
+
+// The driver's last steps and every node's lines about its room: what a failed table shows.
+std::string driver_story(const Table& table, Cluster& cluster) {
+  return trail_of(table) + "the nodes' lines about the room:\n" + cluster.lines_about(table.room);
+}
+
+TEST_F(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
   const std::uint64_t seed = test_seed();
   std::cout << "PARLOR_SEED=" << seed << " (set it to replay the clients' choices)" << std::endl;
-  const fs::path dir = fs::temp_directory_path() / ("parlor-cluster-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-
-  PostgresServer postgres;
-  const std::string store_url = postgres.create_database("cluster");
-  RedisServer redis;
-  Cluster cluster(dir, store_url, redis.url());
+  Cluster& cluster = make_cluster("cluster");
   ASSERT_EQ(cluster.start_all(), "");
 
   // Rooms on every node: a player creates one on its node and fills it with bots.
@@ -563,17 +619,12 @@ TEST(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
   cluster.node(1).resume();
   // 3. Redis restarts empty.
   std::this_thread::sleep_for(2s);
-  redis.kill();
+  redis().kill();
   std::this_thread::sleep_for(1s);
-  redis.start();
+  redis().start();
 
   for (auto& driver : drivers) driver.join();
 
-  // What the store holds, read after the games.
-  server::PostgresStoreOptions options;
-  options.url = store_url;
-  options.exclusive = false;
-  server::PostgresStore store(options);
   // How soon node0's rooms were played again: the first move acknowledged after the kill.
   // The target is the lease plus two seconds, plus the turns of the bots before the client's
   // (up to three moves of kMoveDelay) and its own thinking.
@@ -593,23 +644,18 @@ TEST(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
                  ", " + std::to_string(table.reconnects) + " reconnects, " +
                  std::to_string(table.resyncs) + " resyncs, " + std::to_string(table.acked.size()) +
                  " moves ok'd)");
-    std::string trail;
-    for (const std::string& step : table.trail) trail += "  " + step + "\n";
     if (table.resyncs > 0) {
       // Recovered, as a player's reconnect would; shown so that a push that went missing is
       // seen and looked into.
       std::cout << "room " << table.room << ": its client resumed afresh " << table.resyncs
-                << " time(s) to see a prompt; its last steps:\n"
-                << trail << "the nodes' lines about the room:\n"
-                << cluster.lines_about(table.room) << std::flush;
+                << " time(s) to see a prompt; " << driver_story(table, cluster) << std::flush;
     }
     if (!table.over) {
-      ADD_FAILURE() << table.failure << "\nthe driver's last steps:\n"
-                    << trail << "the nodes' lines about the room:\n"
-                    << cluster.lines_about(table.room) << "the latest lines:\n"
+      ADD_FAILURE() << table.failure << "\n"
+                    << driver_story(table, cluster) << "the latest lines:\n"
                     << cluster.logs();
     }
-    const auto history = store.load_room(table.room);
+    const auto history = store().load_room(table.room);
     ASSERT_TRUE(history);
     if (history->room.epoch > 1) ++taken_over;
     EXPECT_EQ(check_table(table, *history), "");
@@ -620,9 +666,6 @@ TEST(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
   EXPECT_EQ(::kill(cluster.node(1).pid(), 0), 0) << "node1 died after its pause";
   std::cout << tables.size() << " games finished, " << taken_over << " rooms taken over\n"
             << cluster.ownership_story() << std::endl;
-  store.close();
-  std::error_code ignored;
-  fs::remove_all(dir, ignored);
 }
 
 // Any connection reaches any room: two players and a spectator connected to the two nodes
@@ -632,20 +675,11 @@ TEST(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
 // another. Later the room's new node is killed too: whoever was connected to it resumes on
 // the last node, which takes the room over in turn. Every frame each player and spectator
 // received is checked for cards they may not see.
-TEST(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
-  if (!PostgresServer::missing_binaries().empty() || !RedisServer::available()) {
-    FAIL() << "PostgreSQL 15 and redis-server are needed (make deps installs them)";
-  }
+TEST_F(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
   const std::uint64_t seed = test_seed();
   std::cout << "PARLOR_SEED=" << seed << " (set it to replay the players' choices)" << std::endl;
   std::mt19937_64 rng(seed);
-  const fs::path dir =
-      fs::temp_directory_path() / ("parlor-cluster-links-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  PostgresServer postgres;
-  const std::string store_url = postgres.create_database("links");
-  RedisServer redis;
-  Cluster cluster(dir, store_url, redis.url());
+  Cluster& cluster = make_cluster("links");
   ASSERT_EQ(cluster.start_all(), "");
 
   // The room lives on node0; its creator adds two bots and then plays from node2.
@@ -741,7 +775,9 @@ TEST(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
       if (killed && survivor < 0 && moves >= 10) {
         // The room's second node: the owner PostgreSQL has for it now.
         const std::string owner =
-            postgres.sql("links", "SELECT owner FROM rooms WHERE id = '" + room + "'").value_or("");
+            postgres()
+                .sql("links", "SELECT owner FROM rooms WHERE id = '" + room + "'")
+                .value_or("");
         if (owner == "node1" || owner == "node2") {
           const int second = owner == "node1" ? 1 : 2;
           {
@@ -808,12 +844,8 @@ TEST(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
         }() << "\n" << cluster.ownership_story();
   }
 
-  // The store: one finished game, taken over once; no frame showed another seat's cards.
-  server::PostgresStoreOptions options;
-  options.url = store_url;
-  options.exclusive = false;
-  server::PostgresStore store(options);
-  const auto history = store.load_room(room);
+  // The store: one finished game, taken over twice; no frame showed another seat's cards.
+  const auto history = store().load_room(room);
   ASSERT_TRUE(history);
   EXPECT_GE(survivor, 0) << "the room's second node was never killed";
   EXPECT_GE(history->room.epoch, 3) << "two takeovers\n" << cluster.ownership_story();
@@ -827,9 +859,6 @@ TEST(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
   for (const auto& frames : watched) {
     EXPECT_EQ(scan_frames(*history, game, frames, kSpectator), "") << "a spectator";
   }
-  store.close();
-  std::error_code ignored;
-  fs::remove_all(dir, ignored);
 }
 
 // PostgreSQL stops answering mid-game (the database refuses connections and its sessions are
@@ -837,17 +866,8 @@ TEST(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
 // the room is paused for its players, and a move meanwhile is refused. Once the database
 // answers again the room's node loads it again from what was stored (the takeover path, at a
 // new epoch) and pushes the state to the player, who plays on from the last stored move.
-TEST(ClusterTest, APostgresOutagePausesARoomThatGoesOnOnceTheStoreAnswers) {
-  if (!PostgresServer::missing_binaries().empty() || !RedisServer::available()) {
-    FAIL() << "PostgreSQL 15 and redis-server are needed (make deps installs them)";
-  }
-  const fs::path dir =
-      fs::temp_directory_path() / ("parlor-cluster-outage-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  PostgresServer postgres;
-  const std::string store_url = postgres.create_database("outage");
-  RedisServer redis;
-  Cluster cluster(dir, store_url, redis.url());
+TEST_F(ClusterTest, APostgresOutagePausesARoomThatGoesOnOnceTheStoreAnswers) {
+  Cluster& cluster = make_cluster("outage");
   ASSERT_EQ(cluster.start_all(), "");
 
   TestClient client("127.0.0.1", cluster.node(0).port());
@@ -871,10 +891,10 @@ TEST(ClusterTest, APostgresOutagePausesARoomThatGoesOnOnceTheStoreAnswers) {
   // Seat 0 is to act (the bots wait for it) when the database goes away.
   auto state = next_prompt(client, table.room, 0, 10s);
   ASSERT_TRUE(state) << cluster.logs();
-  postgres.sql("postgres", "ALTER DATABASE outage ALLOW_CONNECTIONS false");
-  postgres.sql("postgres",
-               "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-               " WHERE datname = 'outage'");
+  postgres().sql("postgres", "ALTER DATABASE outage ALLOW_CONNECTIONS false");
+  postgres().sql("postgres",
+                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                 " WHERE datname = 'outage'");
   const Json failed = play_first_legal(*state);
   EXPECT_EQ(failed.value("code", ""), "internal_error") << failed;
   const auto paused = [&] {
@@ -890,7 +910,7 @@ TEST(ClusterTest, APostgresOutagePausesARoomThatGoesOnOnceTheStoreAnswers) {
 
   // The database answers again: the state comes back at the last stored move, and the game
   // goes on there.
-  postgres.sql("postgres", "ALTER DATABASE outage ALLOW_CONNECTIONS true");
+  postgres().sql("postgres", "ALTER DATABASE outage ALLOW_CONNECTIONS true");
   auto resumed = next_prompt(client, table.room, 0, 15s);
   ASSERT_TRUE(resumed) << "no state after the store came back\n"
                        << cluster.ownership_story() << cluster.logs();
@@ -904,11 +924,7 @@ TEST(ClusterTest, APostgresOutagePausesARoomThatGoesOnOnceTheStoreAnswers) {
 
   // The store: every move once, in order; seat 0's acknowledged moves are there, the failed
   // one is not; the room was loaded again at a newer epoch.
-  server::PostgresStoreOptions options;
-  options.url = store_url;
-  options.exclusive = false;
-  server::PostgresStore store(options);
-  const auto history = store.load_room(table.room);
+  const auto history = store().load_room(table.room);
   ASSERT_TRUE(history);
   EXPECT_GT(history->room.epoch, 1) << cluster.ownership_story();
   ASSERT_EQ(history->games.size(), 1U);
@@ -920,9 +936,6 @@ TEST(ClusterTest, APostgresOutagePausesARoomThatGoesOnOnceTheStoreAnswers) {
     if (m.seat == 0) stored_by_seat0.push_back(m.move);
   }
   EXPECT_EQ(stored_by_seat0, acked);
-  store.close();
-  std::error_code ignored;
-  fs::remove_all(dir, ignored);
 }
 
 // A game whose rules live behind HTTP (docs/ENGINES.md) moves with its room like a built-in
@@ -930,21 +943,12 @@ TEST(ClusterTest, APostgresOutagePausesARoomThatGoesOnOnceTheStoreAnswers) {
 // node that takes the room over rebuilds it from the engine answers the log holds, then goes
 // on calling the engine. The player, whose connection died with the node, resumes on another
 // node and plays to the engine's end_game.
-TEST(ClusterTest, AnExternalGameMovesWithItsRoom) {
-  if (!PostgresServer::missing_binaries().empty() || !RedisServer::available()) {
-    FAIL() << "PostgreSQL 15 and redis-server are needed (make deps installs them)";
-  }
-  const fs::path dir =
-      fs::temp_directory_path() / ("parlor-cluster-engine-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+TEST_F(ClusterTest, AnExternalGameMovesWithItsRoom) {
   ServerProcess engine(fs::path(PARLOR_SOURCE_DIR) / "engines/crazy-eights/server.py",
-                       {"--base", "/api/v1/eights"}, dir, "crazy-eights");
+                       {"--base", "/api/v1/eights"}, dir_, "crazy-eights");
   ASSERT_EQ(engine.start(0), "");
-  PostgresServer postgres;
-  const std::string store_url = postgres.create_database("engine");
-  RedisServer redis;
-  Cluster cluster(
-      dir, store_url, redis.url(),
+  Cluster& cluster = make_cluster(
+      "engine",
       {"--engine",
        "crazy-eights=http://127.0.0.1:" + std::to_string(engine.port()) + "/api/v1/eights",
        // Quicker bots than the other cases (a flag given again wins): the game is
@@ -996,19 +1000,12 @@ TEST(ClusterTest, AnExternalGameMovesWithItsRoom) {
                     << cluster.ownership_story() << cluster.logs();
   EXPECT_GE(played, 2) << "seat 0 played again on the new node";
 
-  server::PostgresStoreOptions options;
-  options.url = store_url;
-  options.exclusive = false;
-  server::PostgresStore store(options);
-  const auto history = store.load_room(room);
+  const auto history = store().load_room(room);
   ASSERT_TRUE(history);
   EXPECT_GT(history->room.epoch, 1) << cluster.ownership_story();
   ASSERT_EQ(history->games.size(), 1U);
   EXPECT_TRUE(history->games[0].finished_ms.has_value());
-  store.close();
   engine.kill_now();
-  std::error_code ignored;
-  fs::remove_all(dir, ignored);
 }
 
 // The chaos test, through the cluster's one address: deploy/cluster/up.sh starts three nodes,
@@ -1018,16 +1015,13 @@ TEST(ClusterTest, AnExternalGameMovesWithItsRoom) {
 // Every game must reach game_over, every acknowledged move must be stored exactly once, and
 // no frame a client received may show another seat's cards. The clients know only the
 // proxy's port. Bounded: about a minute; the cluster is stopped with down.sh.
-TEST(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
-  if (!PostgresServer::missing_binaries().empty() || !RedisServer::available() ||
-      std::system("command -v haproxy >/dev/null 2>&1") != 0) {
-    FAIL() << "PostgreSQL 15, redis-server and haproxy are needed (make deps installs them)";
+TEST_F(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
+  if (std::system("command -v haproxy >/dev/null 2>&1") != 0) {
+    FAIL() << "haproxy is needed (make deps installs it)";
   }
   const std::uint64_t seed = test_seed();
   std::cout << "PARLOR_SEED=" << seed << " (set it to replay the clients' choices)" << std::endl;
-  const fs::path dir = fs::temp_directory_path() / ("parlor-chaos-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path& dir = dir_;
   const std::string source = PARLOR_SOURCE_DIR;
   const std::string env = "PARLOR_SERVER=" + std::string(PARLOR_SERVER_BINARY) +
                           " PARLOR_LEASE_MS=" + std::to_string(kLease.count()) +
@@ -1080,10 +1074,11 @@ TEST(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
     std::ifstream in(dir / "store.url");
     std::getline(in, store_url);
   }
+  // up.sh's PostgreSQL, stopped by down.sh when the case ends: this store is closed first.
   server::PostgresStoreOptions options;
   options.url = store_url;
   options.exclusive = false;
-  server::PostgresStore store(options);
+  server::PostgresStore stored(options);
   int taken_over = 0;
   std::string logs;
   for (const Json& node : cluster["nodes"]) {
@@ -1093,8 +1088,8 @@ TEST(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
   for (const Table& table : tables) {
     SCOPED_TRACE("room " + table.room + " (" + std::to_string(table.reconnects) + " reconnects, " +
                  std::to_string(table.acked.size()) + " moves ok'd)");
-    EXPECT_TRUE(table.over) << table.failure << "\n" << logs;
-    const auto history = store.load_room(table.room);
+    if (!table.over) ADD_FAILURE() << table.failure << "\n" << trail_of(table) << logs;
+    const auto history = stored.load_room(table.room);
     ASSERT_TRUE(history);
     if (history->room.epoch > 1) ++taken_over;
     EXPECT_EQ(check_table(table, *history), "");
@@ -1103,7 +1098,7 @@ TEST(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
   EXPECT_GE(taken_over, 1) << logs;
   std::cout << tables.size() << " games finished through the proxy, " << taken_over
             << " rooms taken over" << std::endl;
-  store.close();
+  stored.close();
 }
 
 }  // namespace
