@@ -18,6 +18,7 @@
 #include "games/testing/self_play.h"
 #include "server/server.h"
 #include "tests/support/game_driver.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/server_fixture.h"
 #include "tests/support/server_process.h"
 
@@ -27,12 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-fs::path test_dir(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("parlor-engine-test-" + std::to_string(::getpid())) / name;
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path test_dir(const std::string& name) { return scratch_dir("engine-test", name); }
 
 // A Python engine as a child process on a free loopback port.
 class EngineProcess {

@@ -1,5 +1,7 @@
 // Temporary directories for tests that start real processes: one tree per test program and
-// process id, so that parallel test processes never share a data directory or a log.
+// process id, so that parallel test processes never share a data directory or a log. The tree
+// is removed when the process exits after its tests passed, and kept (its logs, its data) when
+// one failed.
 #pragma once
 
 #include <filesystem>
