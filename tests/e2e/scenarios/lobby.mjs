@@ -5,6 +5,16 @@ import { Player } from '../lib/player.mjs';
 import { assert } from '../lib/assert.mjs';
 import { bigTwoMove, playToEnd } from '../lib/play.mjs';
 
+// Calls `probe` every 200 ms until it returns something truthy, or null after `timeoutMs`.
+async function waitFor(probe, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await probe();
+    if (found || Date.now() > deadline) return found || null;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 // The requests of these types the page sent since `from` (an index into player.sent).
 function sentOfType(player, type, from) {
   return player.sent.slice(from).filter((text) => {
@@ -46,12 +56,14 @@ export const scenarios = [
     },
   },
   {
-    // The server of this run fills quick-play tables with bots after 3 s.
-    name: 'quick play: a newcomer presses "Quick play Big Two", is seated with bots after the wait and plays to the end',
+    // The server of this run fills quick-play tables with bots after 3 s. The game is rated:
+    // afterwards she finds herself on the Big Two leaderboard, and her profile lists the game.
+    name: 'quick play: a newcomer ticks "Rated", presses "Quick play Big Two", is seated with bots after the wait, plays to the end and is on the leaderboard',
     timeout: 120,
     async run(env) {
       const ivy = await Player.create(env.browser, env.baseUrl, 'ivy');
       env.cleanups.push(() => ivy.close());
+      await ivy.page.getByTestId('quick-play-rated').check();
       const began = Date.now();
       await ivy.page.getByTestId('quick-play-bigtwo').click();
       await ivy.page.getByTestId('quick-play-waiting').waitFor({ timeout: 2000 });
@@ -64,6 +76,33 @@ export const scenarios = [
       const { moves } = await playToEnd([ivy], bigTwoMove, { label: 'quick play' });
       env.log(`ivy made ${moves} moves to the end of the game`);
       assert.ok(moves > 0, 'ivy played');
+
+      // The rating is stored with the finished game, just after game_over: wait for the API
+      // to have it, then look as a player would.
+      const rated = await waitFor(async () => {
+        const res = await fetch(`${env.baseUrl}/api/leaderboard?kind=bigtwo`);
+        const board = await res.json();
+        return (board.players ?? []).find((p) => p.name === 'ivy' && !p.bot) ?? null;
+      }, 5000);
+      assert.ok(rated, 'ivy is on the Big Two leaderboard of /api/leaderboard');
+      assert.equal(rated.games, 1, 'one rated game');
+      await ivy.page.getByTestId('leaderboard-link').click();
+      await ivy.page.getByTestId('leaderboard-kind-bigtwo').click();
+      const row = ivy.page.locator('[data-testid^="leaderboard-row-"]', { hasText: 'ivy' });
+      await row.waitFor({ timeout: 5000 });
+      const cells = await row.locator('td').allTextContents();
+      assert.equal(cells[2], String(Math.round(rated.rating)), `the page shows her rating (${cells.join(' | ')})`);
+      assert.equal(cells[4], '1', 'and one game');
+      assert.ok(await ivy.page.locator('[data-testid^="leaderboard-row-"]', { hasText: 'bot' }).count() > 0,
+        'the bots that filled the table are rated too');
+      // Her profile: the Big Two rating and the game, with a link to its replay.
+      await row.getByTestId(`player-link-${rated.player}`).click();
+      await ivy.page.getByTestId('player-profile').waitFor();
+      await ivy.page.getByTestId('player-rating-bigtwo').waitFor({ timeout: 5000 });
+      const recent = ivy.page.getByTestId('player-recent');
+      await recent.waitFor({ timeout: 5000 });
+      assert.equal(await recent.locator('li').count(), 1, 'one recent game');
+      assert.match(await recent.locator('a', { hasText: 'Replay' }).getAttribute('href'), /^#\/replay\/[^/?]+\?game=1$/);
       assert.deepEqual(ivy.errors, [], 'no script errors');
     },
   },
