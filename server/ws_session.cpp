@@ -136,7 +136,7 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
   state_->metrics().bytes_in.fetch_add(bytes, std::memory_order_relaxed);
   if (ws_.got_binary()) {
     // The protocol is JSON in text frames only; a binary frame is not parsed as if it were.
-    buffer_.consume(buffer_.size());
+    release_message();
     std::string reason = "binary frames are not part of the protocol; send JSON text frames";
     note_protocol_close(websocket::close_code::unknown_data, reason);
     return do_close(websocket::close_code::unknown_data, reason);
@@ -145,13 +145,13 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
                                buffer_.data().size());
   if (!take_rate_token(received)) {
     if (++strikes_ > state_->config().rate_strikes_before_close) {
-      buffer_.consume(buffer_.size());
+      release_message();
       return do_close(websocket::close_code::policy_error, "rate limit exceeded repeatedly");
     }
     // The dropped request is not decoded, but its reply still carries its `re`, so the
     // client knows which request to send again: the id alone is read, in one cheap pass.
     const Json re = protocol::scan_request_id(frame, state_->limits());
-    buffer_.consume(buffer_.size());
+    release_message();
     state_->metrics().count_reject(std::string(wire_name(protocol::ErrorCode::kRateLimited)));
     send(make_frame(protocol::encode_error(re, protocol::ErrorCode::kRateLimited,
                                            "too many messages; slow down (request dropped)")));
@@ -159,7 +159,7 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
   }
   auto decoded = protocol::decode_request(frame, state_->limits());
   if (auto* error = std::get_if<protocol::DecodeError>(&decoded)) {
-    buffer_.consume(buffer_.size());
+    release_message();
     state_->metrics().count_reject(std::string(protocol::wire_name(error->code)));
     send(make_frame(protocol::encode_error(error->id, error->code, error->message)));
   } else {
@@ -167,10 +167,16 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
     const bool done =
         state_->handle(client_, std::move(std::get<protocol::Request>(decoded)), received);
     client_.raw = {};
-    buffer_.consume(buffer_.size());
+    release_message();
     if (!done) return;  // the request ends later, through client_.finish_later, which reads on
   }
   if (!closing_) do_read();
+}
+
+template <class Stream>
+void WsSession<Stream>::release_message() {
+  buffer_.clear();
+  if (buffer_.capacity() > kKeptReadBuffer) buffer_.shrink_to_fit();
 }
 
 template <class Stream>

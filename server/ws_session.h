@@ -8,9 +8,9 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/websocket/stream.hpp>
+#include <boost/container/devector.hpp>
 
 #include <array>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -43,6 +43,8 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   void on_accept(beast::error_code ec);
   void do_read();
   void on_read(beast::error_code ec, std::size_t bytes);
+  // Drops the message read, and the buffer's memory if one large message grew it.
+  void release_message();
   void arm_keepalive(Clock::time_point at);
   void on_keepalive();
   bool take_rate_token(Clock::time_point now);
@@ -65,6 +67,10 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   beast::websocket::stream<FrameWriterStream<Stream>> ws_;
   std::shared_ptr<ServerState> state_;
   std::unique_ptr<IpLimiter::Slot> slot_;
+  // The message being read. Beast prepares about a TCP frame's worth (1,536 bytes) before each
+  // read, so that much stays; a larger one, grown by one large message (up to the 16 KiB
+  // limit), is freed once that message is handled, rather than kept by an idle connection.
+  static constexpr std::size_t kKeptReadBuffer = 2048;
   beast::flat_buffer buffer_;
   ClientContext client_;
   // Frames handed over by rooms and the lobby from any thread. They reach the queue together
@@ -73,7 +79,9 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   std::mutex inbox_mutex_;
   std::vector<Frame> inbox_;
   std::vector<Frame> arrived_;
-  std::deque<Frame> queue_;
+  // A devector, unlike std::deque, allocates nothing until the first frame: an idle
+  // connection's empty queue costs no memory.
+  boost::container::devector<Frame> queue_;
   std::size_t queued_bytes_ = 0;
   // The write in flight: the first frames_in_flight_ frames of queue_, as a gather list
   // (plain) or copied into one piece (TLS) when there are several.
