@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Server benchmark on loopback: parlor-server on CPU 0 (one I/O thread), parlor-load on CPU 1.
-# Prints parlor-load's report plus the server's CPU time per accepted move and its RSS.
+# Prints parlor-load's report plus the server's CPU time per accepted move, its RSS, and its RSS
+# per connected client: (RSS under load - RSS before the load) / (ROOMS x SEATS).
 #
 #   tests/bench/server_load.sh BUILD_DIR ROOMS THINK_MS SECONDS STORE [SEATS] [GAME]
 #   e.g. tests/bench/server_load.sh build/release 100 0 10 none
@@ -21,6 +22,7 @@ server=$!
 for _ in $(seq 50); do grep -q listening "$out" && break; sleep 0.1; done
 port=$(sed -n 's/listening on .*:\([0-9]*\)/\1/p' "$out")
 ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
+rss_before=$(awk '/VmRSS/ {print $2}' "/proc/$server/status")
 ramp_ms=$((rooms * 2 > 1000 ? rooms * 2 : 1000))
 taskset -c 1 "$build/bots/parlor-load" --url "ws://127.0.0.1:$port/ws" --game "$game" --rooms "$rooms" \
   --seats "$seats" --think-ms "$think" --duration "$seconds" --ramp-ms "$ramp_ms" --json >"$out.load" &
@@ -40,4 +42,7 @@ rate=$(sed -n 's/.*"moves_per_second": *\([0-9.e+]*\).*/\1/p' "$out.load")
 awk -v t="$((t1 - t0))" -v r="$rate" -v hz="$hz" -v s="$((seconds - 1))" 'BEGIN {
   printf "server_cpu_us_per_move %.1f\nserver_cpu_share %.2f\n", t * 1e6 / hz / (r * s), t / hz / s }'
 echo "server_rss_kib $rss"
+echo "server_rss_before_kib $rss_before"
+awk -v a="$rss" -v b="$rss_before" -v n="$((rooms * seats))" 'BEGIN {
+  printf "server_rss_per_client_bytes %.0f\n", (a - b) * 1024 / n }'
 rm -f "$out.load"
