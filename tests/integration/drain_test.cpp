@@ -226,7 +226,7 @@ TEST(DrainTest, ADrainingServerPlaysOnButOpensNoRoomsAndExitsInTime) {
   for (const Json& ask : {Json{{"type", "create_room"}, {"kind", "bigtwo"}},
                           Json{{"type", "quick_play"}, {"kind", "bigtwo"}, {"seats", 4}}}) {
     const Json refused = player.request(ask, 1s);
-    EXPECT_EQ(refused.value("code", ""), "not_allowed") << ask << " -> " << refused;
+    EXPECT_EQ(refused.value("code", ""), "shutting_down") << ask << " -> " << refused;
     EXPECT_NE(refused.value("message", "").find("shutting down"), std::string::npos) << refused;
   }
   // The game under way is still served.
