@@ -319,10 +319,10 @@ TEST(ErrorCodes, WireNamesRoundTripAndAreUnique) {
         "must_follow_suit", "does_not_beat",  "wrong_combination",    "stale_state",
         "rate_limited",     "too_many_rooms", "not_allowed",          "unknown_strategy",
         "internal_error",   "room_moved",     "engine_unavailable",   "rated_no_bots",
-        "no_such_player"}) {
+        "no_such_player",   "shutting_down"}) {
     EXPECT_TRUE(error_code_from_wire(name)) << name;
   }
-  EXPECT_EQ(names.size(), 32u);
+  EXPECT_EQ(names.size(), 33u);
   EXPECT_FALSE(error_code_from_wire("must_include_lowest"));
   EXPECT_FALSE(error_code_from_wire(""));
   EXPECT_FALSE(error_code_from_wire("BAD_REQUEST"));

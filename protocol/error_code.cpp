@@ -69,6 +69,8 @@ std::string_view wire_name(ErrorCode code) {
       return "no_such_player";
     case ErrorCode::kAlreadySeated:
       return "already_seated";
+    case ErrorCode::kShuttingDown:
+      return "shutting_down";
   }
   // Only reachable through a cast of an out-of-range integer.
   return "internal_error";
@@ -101,6 +103,7 @@ int http_status(ErrorCode code) {
     case ErrorCode::kInternalError:
       return 500;
     case ErrorCode::kEngineUnavailable:
+    case ErrorCode::kShuttingDown:
       return 503;
     case ErrorCode::kBadRequest:
     case ErrorCode::kUnsupportedProtocol:

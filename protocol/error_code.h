@@ -45,6 +45,7 @@ enum class ErrorCode {
   kAlreadySeated,      // quick_play from a player seated at an unfinished table
   kRatedNoBots,        // add_bot in a rated room (only the server seats bots in rated play)
   kNoSuchPlayer,       // GET /api/players/<id> of an id with no rated game
+  kShuttingDown,       // create_room or quick_play on a draining server: reconnect, ask again
 };
 
 // Every code, in declaration order: for tests and documentation checks.
@@ -59,7 +60,7 @@ inline constexpr ErrorCode kAllErrorCodes[] = {
     ErrorCode::kTooManyRooms,     ErrorCode::kNotAllowed,     ErrorCode::kUnknownStrategy,
     ErrorCode::kInternalError,    ErrorCode::kRoomMoved,      ErrorCode::kEngineUnavailable,
     ErrorCode::kAlreadyQueued,    ErrorCode::kNotQueued,      ErrorCode::kAlreadySeated,
-    ErrorCode::kRatedNoBots,      ErrorCode::kNoSuchPlayer,
+    ErrorCode::kRatedNoBots,      ErrorCode::kNoSuchPlayer,   ErrorCode::kShuttingDown,
 };
 
 // The snake_case wire name, e.g. "bad_request".
@@ -70,7 +71,8 @@ std::optional<ErrorCode> error_code_from_wire(std::string_view name);
 
 // The HTTP status that answers a request refused with `code` over REST (the replay endpoint
 // and anything after it): 404 for what does not exist (yet), 403 for what this requester may
-// not see, 429 for rate limits, 500 for our own failures, 400 for the rest.
+// not see, 429 for rate limits, 500 for our own failures, 503 for a server that cannot serve it
+// now (ask again, elsewhere or later), 400 for the rest.
 int http_status(ErrorCode code);
 
 }  // namespace parlor::protocol

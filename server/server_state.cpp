@@ -20,7 +20,8 @@ namespace {
 
 // A server shutting down opens no rooms: during its drain its connections are still served,
 // but they are about to be closed (1012), and a room opened now would begin by moving to
-// another node (or wait for this one's restart). The player reconnects, and asks there.
+// another node (or wait for this one's restart). The player reconnects, and asks there: the
+// code (shutting_down, not not_allowed) lets a client retry by itself rather than give up.
 constexpr const char* kNoNewRooms =
     "the server is shutting down and opens no new rooms; reconnect and try again";
 
@@ -80,7 +81,7 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
           send(protocol::encode_ok(id));
         } else if constexpr (std::is_same_v<T, protocol::QuickPlay>) {
           if (shutting_down()) {
-            reply_error(client, id, ErrorCode::kNotAllowed, kNoNewRooms);
+            reply_error(client, id, ErrorCode::kShuttingDown, kNoNewRooms);
           } else if (auto refusal = quick_play_.enqueue(client.player, command, id)) {
             reply_error(client, id, refusal->code, refusal->message);
           }
@@ -242,7 +243,7 @@ bool ServerState::hello_with_stored_token(ClientContext& client, const protocol:
 
 void ServerState::create_room(ClientContext& client, const protocol::CreateRoom& request,
                               const Json& id, Clock::time_point received) {
-  if (shutting_down()) return reply_error(client, id, ErrorCode::kNotAllowed, kNoNewRooms);
+  if (shutting_down()) return reply_error(client, id, ErrorCode::kShuttingDown, kNoNewRooms);
   if (client.player->open_rooms_created() >= config_.max_rooms_per_player) {
     return reply_error(client, id, ErrorCode::kTooManyRooms,
                        "you already have " + std::to_string(config_.max_rooms_per_player) +

@@ -221,6 +221,10 @@ void BotClient::on_error(const Json& message, const Pending* pending) {
     case Purpose::kHello:
       return finish("error", "hello refused: " + code + ": " + text);
     case Purpose::kEnter:
+      // A draining server opens no rooms, and closes this connection (1012) soon: the
+      // resume after the reconnect, on a live node, enters again (on_welcome).
+      if (code == "shutting_down")
+        return log("the server is shutting down; entering after the reconnect");
       return finish("error", "cannot enter the room: " + code + ": " + text);
     case Purpose::kStart:
     case Purpose::kMove:

@@ -9,6 +9,11 @@ let lobbyTimer = 0;
 // Whether this connection's lobby subscription is live (the server pushes room changes). A
 // subscription ends with its connection; each welcome subscribes again.
 let lobbyLive = false;
+// Lobby requests a draining server refused (shutting_down: a restart or an upgrade; it closes
+// the connection with 1012 shortly). Each is asked again, once, on the next welcome: through
+// the cluster's address the new connection reaches a live node.
+let askAgain: (() => void)[] = [];
+const RESTARTING = 'The server is restarting. Your request goes out again once you are reconnected.';
 
 export function wsUrl(): string {
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -39,6 +44,9 @@ export function connect(): void {
       void refreshGames();
       // A quick-play wait ends with its connection: ask again on the new one.
       if (state.quickPlay) void quickPlay(state.quickPlay.kind);
+      const again = askAgain;
+      askAgain = [];
+      for (const ask of again) ask();
       // The resume pushes (a room and a state for every room we sit in) come right after
       // welcome, so once the lobby snapshot arrives we know whether the linked room is ours.
       void subscribeLobby().then(() => {
@@ -226,7 +234,7 @@ function onQuickPlay(msg: Message): void {
 export async function quickPlay(kind: string): Promise<void> {
   const msg: Message = { type: 'quick_play', kind };
   if (state.drafts['quick:rated'] === 'true') msg.rated = true;
-  const reply = await lobbyCall(() => req(msg));
+  const reply = await lobbyCall(() => req(msg), 'lobbyError', () => void quickPlay(kind));
   if (reply) waitFrom(reply);
   else state.quickPlay = null;
   changed();
@@ -256,12 +264,19 @@ function fail(err: unknown): string {
 }
 
 // Runs a lobby request, reporting a refusal in the lobby banner (or the create form's line).
-async function lobbyCall<T>(fn: () => Promise<T>, where: 'lobbyError' | 'createError' = 'lobbyError'): Promise<T | null> {
+// `again` sends the request anew: a draining server's refusal (shutting_down) is answered
+// with it on the next welcome rather than shown as a failure.
+async function lobbyCall<T>(fn: () => Promise<T>, where: 'lobbyError' | 'createError' = 'lobbyError', again?: () => void): Promise<T | null> {
   state[where] = null;
   try {
     return await fn();
   } catch (err) {
-    state[where] = fail(err);
+    if (again && err instanceof ServerError && err.code === 'shutting_down') {
+      askAgain.push(again);
+      state[where] = RESTARTING;
+    } else {
+      state[where] = fail(err);
+    }
     changed();
     return null;
   }
@@ -308,7 +323,7 @@ export function setName(name: string): void {
 export async function createRoom(kind: string, seats: number, options: JsonObject, rated = false): Promise<void> {
   const msg: Message = { type: 'create_room', kind, seats, options };
   if (rated) msg.rated = true;
-  const reply = await lobbyCall(() => req(msg), 'createError');
+  const reply = await lobbyCall(() => req(msg), 'createError', () => void createRoom(kind, seats, options, rated));
   if (reply && typeof reply.room === 'string') {
     const r = room(reply.room);
     r.watching = false;

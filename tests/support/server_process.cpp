@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <thread>
 
 extern char** environ;
 
@@ -115,10 +116,27 @@ void ServerProcess::resume() {
   if (pid_ > 0) ::kill(pid_, SIGCONT);
 }
 
+std::string ServerProcess::wait_exit(std::chrono::milliseconds timeout) {
+  if (pid_ <= 0) return "not running";
+  const auto deadline = Clock::now() + timeout;
+  while (true) {
+    int status = 0;
+    const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+    if (done == pid_) return reaped(status);
+    if (done < 0 && errno != EINTR) return std::string("waitpid: ") + std::strerror(errno);
+    if (Clock::now() >= deadline) return "still running";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 std::string ServerProcess::reap() {
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
+  return reaped(status);
+}
+
+std::string ServerProcess::reaped(int status) {
   pid_ = -1;
   if (out_fd_ >= 0) ::close(out_fd_);
   out_fd_ = -1;

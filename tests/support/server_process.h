@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ class ServerProcess {
   std::string start(unsigned short port = 0);
   // SIGKILL and reap. Returns "" when the server was alive until the kill, else how it ended.
   std::string kill_now();
+  // Waits up to `timeout` for the server to exit by itself (after a SIGTERM: its drain and
+  // shutdown) and reaps it. Returns how it ended ("exit status 0", "killed by signal 6"), or
+  // "still running" when it has not (it is left running).
+  std::string wait_exit(std::chrono::milliseconds timeout);
   // SIGSTOP / SIGCONT: a node that freezes (a long GC pause, a stalled VM) and comes back.
   void pause();
   void resume();
@@ -42,6 +47,8 @@ class ServerProcess {
 
  private:
   std::string reap();
+  // What the wait status of the exited server says, and forgets the process.
+  std::string reaped(int status);
 
   std::filesystem::path binary_;
   std::vector<std::string> flags_;
