@@ -132,6 +132,10 @@ void answer_refusal(tcp::socket socket, const RefusalAnswer& answer) {
 }
 
 LogThrottle refusal_log;
+// Out of descriptors, every accept fails until one is freed, and connections come and go
+// meanwhile: a line a second at most says so, however many accepts failed.
+LogThrottle accept_failure_log;
+LogThrottle accept_again_log;
 
 }  // namespace
 
@@ -174,10 +178,15 @@ void Listener::on_accept(beast::error_code ec, tcp::socket socket) {
   if (!acceptor_.is_open()) return;
   if (ec) {
     state_->metrics().accept_errors.fetch_add(1);
+    ++failed_accepts_;
+    // The listener stays readable while connections wait in its backlog: retrying at once
+    // would spin. Waiting up to a second costs a waiting client no more than that once
+    // descriptors are free again.
     backoff_ = std::min(std::max(backoff_ * 2, std::chrono::milliseconds(10)),
                         std::chrono::milliseconds(1000));
-    log_error("accept failed: " + ec.message() + "; retrying in " +
-              std::to_string(backoff_.count()) + " ms");
+    accept_failure_log.error("accept failed: " + ec.message() + "; retrying in " +
+                             std::to_string(backoff_.count()) +
+                             " ms (new connections wait in the listen backlog)");
     backoff_timer_.expires_after(backoff_);
     backoff_timer_.async_wait([self = shared_from_this()](beast::error_code timer_ec) {
       if (!timer_ec) self->do_accept();
@@ -185,6 +194,11 @@ void Listener::on_accept(beast::error_code ec, tcp::socket socket) {
     return;
   }
   backoff_ = std::chrono::milliseconds(0);
+  if (failed_accepts_ > 0) {
+    accept_again_log.info("accepting connections again after " + std::to_string(failed_accepts_) +
+                          " failed accepts");
+    failed_accepts_ = 0;
+  }
   beast::error_code endpoint_ec;
   const auto remote = socket.remote_endpoint(endpoint_ec);
   if (endpoint_ec) {
