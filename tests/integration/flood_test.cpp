@@ -732,18 +732,22 @@ TEST(Flood, AThousandSlowlorisHandshakesAreCutOffWhileAPlayerPlays) {
 // is closed as a slow consumer once its queue passes --max-queue-messages or
 // --max-queue-bytes (on the `room` pushes of the spectators joining after it, on the chat, or
 // on the game), and the server's memory stays within that bound per connection (the frames
-// themselves are shared by every recipient).
+// themselves are shared by every recipient). The bounds are the defaults: smaller ones would
+// close the players too, since a thousand spectators coming or going push a thousand `room`
+// frames to every member at once (docs/OPERATIONS.md, "Floods and exhaustion").
 TEST(Flood, AThousandClientsThatNeverReadAreClosedAndMemoryStaysBounded) {
   constexpr int kWatchers = 1000;
-  constexpr long kQueueBytes = 32 * 1024;
+  constexpr long kQueueBytes = 256 * 1024;  // --max-queue-bytes, by default
+  // Chat lines of 480 bytes: about 780 KB to each watcher, past what the kernel's buffers
+  // (SO_SNDBUF is the queue's byte bound, which Linux doubles) and the queue hold for one.
+  constexpr int kChats = 1400;
   // What a connection may cost beside its queue: the session, Beast's buffers, its place in
   // the room and the player (a few KiB; the measured figure is printed).
   constexpr long kConnectionBytes = 32 * 1024;
   raise_fd_limit(4 * kWatchers);
   const fs::path dir = scratch_dir("flood_test", "non-readers");
   ServerProcess server(PARLOR_SERVER_BINARY,
-                       {"--dev", "--store", "none", "--threads", "2", "--max-queue-bytes",
-                        std::to_string(kQueueBytes),
+                       {"--dev", "--store", "none", "--threads", "2",
                         // The two players chat fast to make the room busy.
                         "--rate-per-second", "1000", "--rate-burst", "1000"},
                        dir, "non-readers");
@@ -753,7 +757,7 @@ TEST(Flood, AThousandClientsThatNeverReadAreClosedAndMemoryStaysBounded) {
   const long rss_idle = rss_kib(pid);
   RssSampler rss(pid);
 
-  // Small receive buffers: the kernel holds little for them, so they back up sooner.
+  // Small receive buffers: the kernel holds little for them once they stop reading.
   Crowd watchers(server.port(), {.size = kWatchers,
                                  .block = 13,
                                  .receive_buffer = 4096,
@@ -782,11 +786,11 @@ TEST(Flood, AThousandClientsThatNeverReadAreClosedAndMemoryStaysBounded) {
   EXPECT_EQ(watching, kWatchers) << first_failure;
   const long rss_watched = rss_kib(pid);
 
-  // The busy room: 400 lines of chat (each pushed to every member), then the game.
+  // The busy room: lines of chat, each pushed to every member, then the game.
   const auto busy_start = Clock::now();
-  const std::string line(450, 'x');
+  const std::string line(480, 'x');
   int chats_ok = 0;
-  for (int i = 0; i < 400; ++i) {
+  for (int i = 0; i < kChats; ++i) {
     const Json reply = table.players[static_cast<std::size_t>(i % 2)]->request(
         {{"type", "chat"}, {"room", table.room}, {"text", line}});
     chats_ok += reply.value("type", "") == "ok";
@@ -794,7 +798,7 @@ TEST(Flood, AThousandClientsThatNeverReadAreClosedAndMemoryStaysBounded) {
   const double chat_seconds = seconds_since(busy_start);
   const DriveResult game = table.play(0);
   const double busy_seconds = seconds_since(busy_start);
-  EXPECT_EQ(chats_ok, 400);
+  EXPECT_EQ(chats_ok, kChats);
   EXPECT_EQ(game.failure, "");
   EXPECT_TRUE(game.finished);
 
@@ -826,9 +830,9 @@ TEST(Flood, AThousandClientsThatNeverReadAreClosedAndMemoryStaysBounded) {
             << " KiB once all watched, peak " << rss_peak << " KiB (+" << grown / 1024 << " KiB, "
             << grown / kWatchers << " B per watcher; bound "
             << kWatchers * (kQueueBytes + kConnectionBytes) / 1024 << " KiB), " << rss_after
-            << " KiB after; 400 chats in " << chat_seconds << " s, the game (" << game.moves
-            << " moves) done " << busy_seconds << " s after the first chat; all closed "
-            << closed_after << " s after it\n";
+            << " KiB after; " << kChats << " chats in " << chat_seconds << " s, the game ("
+            << game.moves << " moves) done " << busy_seconds
+            << " s after the first chat; all closed " << closed_after << " s after it\n";
 }
 
 // A burst of ten thousand connections, a hundred from each of a hundred addresses, with the
