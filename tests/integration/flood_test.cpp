@@ -5,10 +5,11 @@
 // exhaustion") keeps them with the command that produced them.
 //
 // The clients of a flood are raw non-blocking sockets driven together by one poll loop: a
-// TestClient each would cost an io_context and three descriptors per client. Each flood
+// TestClient each would cost an io_context (three descriptors) besides its socket. Each flood
 // client comes from a loopback address of its own (127.B.X.Y; Linux routes all of 127/8 to
 // the loopback interface), so the per-address limits (64 open, 20 new a second) do not stop
 // it: the floods test the defences behind those limits, as a flood from many machines would.
+// The burst is the exception: a hundred clients share each address, to meet those limits.
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
