@@ -5,6 +5,7 @@
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/detect_ssl.hpp>
 
+#include <array>
 #include <atomic>
 #include <optional>
 #include <string>
@@ -86,20 +87,43 @@ struct RefusalAnswer {
 };
 
 // Refusals being answered right now. Each holds a socket for up to kRefusalLinger; past this
-// many, further refused connections are closed without an answer, so a flood of refused
-// connections cannot hold more sockets than this.
+// many, further refused connections are answered and closed at once (answer_at_once), so a
+// flood of refused connections cannot hold more sockets than this.
 constexpr int kMaxRefusalsInFlight = 256;
 std::atomic<int> refusals_in_flight{0};
 constexpr std::chrono::milliseconds kRefusalLinger{500};
+
+// The answer to a refused connection over the limit of those in flight: written at once and
+// closed at once, holding no descriptor past this call. The answer is a few hundred bytes, so a
+// non-blocking write to a fresh socket takes it whole. What the client has sent so far is read
+// and dropped first, so the close is a FIN after the answer; only a request that arrives later
+// still turns it into a reset (and Linux delivers the answer before the reset even then). A
+// refusal closed unanswered would leave the client nothing to act on: in a burst of thousands
+// it would look like a server that drops connections.
+void answer_at_once(tcp::socket& socket, const std::string& response) {
+  beast::error_code ec;
+  socket.non_blocking(true, ec);
+  if (!ec) socket.write_some(net::buffer(response), ec);
+  if (!ec) socket.shutdown(tcp::socket::shutdown_send, ec);
+  std::array<char, 4096> discard{};
+  while (!ec && socket.available(ec) > 0) socket.read_some(net::buffer(discard), ec);
+  beast::error_code ignored;
+  socket.close(ignored);
+}
 
 // Writes `answer` as a complete HTTP response on a fresh connection (before its request is
 // read: an HTTP server may answer early) and closes it after a short linger, so the unread
 // request does not turn the close into a reset that could swallow the answer.
 void answer_refusal(tcp::socket socket, const RefusalAnswer& answer) {
+  const std::string body = answer.reason + "\n";
+  std::string response =
+      std::string("HTTP/1.1 ") + answer.status_line +
+      "\r\nServer: parlor\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: " +
+      std::to_string(answer.retry_after_s) +
+      "\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   if (refusals_in_flight.fetch_add(1) >= kMaxRefusalsInFlight) {
     refusals_in_flight.fetch_sub(1);
-    beast::error_code ignored;
-    socket.close(ignored);
+    answer_at_once(socket, response);
     return;
   }
   // Holds the socket and the answer while they are written and the connection lingers; its
@@ -112,13 +136,7 @@ void answer_refusal(tcp::socket socket, const RefusalAnswer& answer) {
     tcp::socket socket;
     std::string response;
   };
-  const std::string body = answer.reason + "\n";
-  auto refused = std::make_shared<Refused>(
-      std::move(socket),
-      std::string("HTTP/1.1 ") + answer.status_line +
-          "\r\nServer: parlor\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: " +
-          std::to_string(answer.retry_after_s) + "\r\nConnection: close\r\nContent-Length: " +
-          std::to_string(body.size()) + "\r\n\r\n" + body);
+  auto refused = std::make_shared<Refused>(std::move(socket), std::move(response));
   net::async_write(refused->socket, net::buffer(refused->response),
                    [refused](beast::error_code ec, std::size_t) {
                      if (ec) {
@@ -132,6 +150,10 @@ void answer_refusal(tcp::socket socket, const RefusalAnswer& answer) {
 }
 
 LogThrottle refusal_log;
+// Out of descriptors, every accept fails until one is freed, and connections come and go
+// meanwhile: a line a second at most says so, however many accepts failed.
+LogThrottle accept_failure_log;
+LogThrottle accept_again_log;
 
 }  // namespace
 
@@ -174,10 +196,15 @@ void Listener::on_accept(beast::error_code ec, tcp::socket socket) {
   if (!acceptor_.is_open()) return;
   if (ec) {
     state_->metrics().accept_errors.fetch_add(1);
+    ++failed_accepts_;
+    // The listener stays readable while connections wait in its backlog: retrying at once
+    // would spin. Waiting up to a second costs a waiting client no more than that once
+    // descriptors are free again.
     backoff_ = std::min(std::max(backoff_ * 2, std::chrono::milliseconds(10)),
                         std::chrono::milliseconds(1000));
-    log_error("accept failed: " + ec.message() + "; retrying in " +
-              std::to_string(backoff_.count()) + " ms");
+    accept_failure_log.error("accept failed: " + ec.message() + "; retrying in " +
+                             std::to_string(backoff_.count()) +
+                             " ms (new connections wait in the listen backlog)");
     backoff_timer_.expires_after(backoff_);
     backoff_timer_.async_wait([self = shared_from_this()](beast::error_code timer_ec) {
       if (!timer_ec) self->do_accept();
@@ -185,6 +212,11 @@ void Listener::on_accept(beast::error_code ec, tcp::socket socket) {
     return;
   }
   backoff_ = std::chrono::milliseconds(0);
+  if (failed_accepts_ > 0) {
+    accept_again_log.info("accepting connections again after " + std::to_string(failed_accepts_) +
+                          " failed accepts");
+    failed_accepts_ = 0;
+  }
   beast::error_code endpoint_ec;
   const auto remote = socket.remote_endpoint(endpoint_ec);
   if (endpoint_ec) {

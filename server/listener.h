@@ -7,6 +7,7 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <cstdint>
 #include <memory>
 
 #include "server/ip_limiter.h"
@@ -38,6 +39,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
   TrustedProxies trusted_proxies_;
   net::steady_timer backoff_timer_;
   std::chrono::milliseconds backoff_{0};
+  std::uint64_t failed_accepts_ = 0;  // since the last accept that succeeded
 };
 
 }  // namespace parlor::server

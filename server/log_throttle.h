@@ -19,7 +19,12 @@ class LogThrottle {
 
   // Logs `message` (info) unless a line of this kind went out within the interval; then it
   // is only counted, and the next line that goes out says how many were held back.
-  void info(std::string_view message) {
+  void info(std::string_view message) { write(LogLevel::kInfo, message); }
+  // The same at error level.
+  void error(std::string_view message) { write(LogLevel::kError, message); }
+
+ private:
+  void write(LogLevel level, std::string_view message) {
     const auto now = std::chrono::steady_clock::now();
     std::uint64_t held = 0;
     {
@@ -32,11 +37,11 @@ class LogThrottle {
       held = held_;
       held_ = 0;
     }
-    if (held == 0) return log_info(message);
-    log_info(std::string(message) + " (" + std::to_string(held) + " more like it not logged)");
+    const auto emit = level == LogLevel::kError ? &log_error : &log_info;
+    if (held == 0) return emit(message, {});
+    emit(std::string(message) + " (" + std::to_string(held) + " more like it not logged)", {});
   }
 
- private:
   const std::chrono::milliseconds interval_;
   std::mutex mutex_;
   std::chrono::steady_clock::time_point next_{};

@@ -238,10 +238,26 @@ void WsSession<Stream>::drain_inbox() {
     std::lock_guard lock(inbox_mutex_);
     arrived_.swap(inbox_);
   }
-  for (Frame& frame : arrived_) enqueue(std::move(frame));
+  for (Frame& frame : arrived_) {
+    // More frames may arrive between two turns of the strand than the queue's bound (a
+    // thousand spectators joining a room push a thousand `room` frames to each member). A
+    // client is slow only if its socket does not take them: what it takes now is written
+    // before the bound is applied.
+    if (accepted_ && !writing_ && over_bound(frame)) do_write();
+    enqueue(std::move(frame));
+  }
   arrived_.clear();
   // Data frames go out only after the upgrade response: the session writes them itself.
   if (accepted_ && !writing_) do_write();
+}
+
+template <class Stream>
+bool WsSession<Stream>::over_bound(const Frame& frame) const {
+  const ServerConfig& config = state_->config();
+  // One frame larger than the byte bound (a long replay) may go out alone; a client that
+  // lets frames pile up past either bound cannot keep up.
+  return queue_.size() + 1 > config.max_queue_messages ||
+         (!queue_.empty() && queued_bytes_ + frame->payload().size() > config.max_queue_bytes);
 }
 
 template <class Stream>
@@ -250,11 +266,7 @@ void WsSession<Stream>::enqueue(Frame frame) {
     state_->metrics().frames_dropped.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  const ServerConfig& config = state_->config();
-  // One frame larger than the byte bound (a long replay) may go out alone; a client that
-  // lets frames pile up past either bound cannot keep up.
-  if (queue_.size() + 1 > config.max_queue_messages ||
-      (!queue_.empty() && queued_bytes_ + frame->payload().size() > config.max_queue_bytes)) {
+  if (over_bound(frame)) {
     // The room never waits for a socket: a client that cannot keep up is closed.
     state_->metrics().slow_consumers_closed.fetch_add(1, std::memory_order_relaxed);
     state_->metrics().frames_dropped.fetch_add(queue_.size() + 1, std::memory_order_relaxed);

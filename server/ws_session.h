@@ -49,6 +49,8 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   void on_keepalive();
   bool take_rate_token(Clock::time_point now);
   void drain_inbox();
+  // Whether queueing `frame` would pass --max-queue-messages or --max-queue-bytes.
+  bool over_bound(const Frame& frame) const;
   void enqueue(Frame frame);
   void do_write();
   void pop_written();
