@@ -8,9 +8,9 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/websocket/stream.hpp>
-#include <boost/container/devector.hpp>
 
 #include <array>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -81,9 +81,7 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   std::mutex inbox_mutex_;
   std::vector<Frame> inbox_;
   std::vector<Frame> arrived_;
-  // A devector, unlike std::deque, allocates nothing until the first frame: an idle
-  // connection's empty queue costs no memory.
-  boost::container::devector<Frame> queue_;
+  std::deque<Frame> queue_;
   std::size_t queued_bytes_ = 0;
   // The write in flight: the first frames_in_flight_ frames of queue_, as a gather list
   // (plain) or copied into one piece (TLS) when there are several.
