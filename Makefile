@@ -10,7 +10,7 @@ CLUSTER_DIR ?= cluster-run
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= $(patsubst tests/fuzz/%_fuzz.cpp,%,$(wildcard tests/fuzz/*_fuzz.cpp))
 
-.PHONY: run test cluster deps build configure unit asan tsan fuzz bench clean web package
+.PHONY: run test cluster deps build configure unit asan tsan fuzz bench bench-compare clean web package
 
 deps:
 	@bash deploy/install-deps.sh
@@ -79,6 +79,14 @@ fuzz: deps
 
 bench: build
 	./$(BUILD_DIR)/tests/parlor-bench
+
+# The paired server benchmark of this tree against BASE (a commit): tools/bench_compare.sh,
+# docs/BENCHMARKS.md "Comparing two commits". ROUNDS pairs, each run SECONDS long.
+BASE ?=
+ROUNDS ?= 5
+bench-compare: deps
+	@if [ -z "$(BASE)" ]; then echo "usage: make bench-compare BASE=<commit> [ROUNDS=5]"; exit 2; fi
+	tools/bench_compare.sh $(BASE) $(ROUNDS)
 
 clean:
 	rm -rf build

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The paired server benchmark of this tree against another commit: the regression guard for
+# the move path (docs/BENCHMARKS.md, "Comparing two commits").
+#
+#   tools/bench_compare.sh BASE [ROUNDS] [ROOMS] [THINK_MS] [SECONDS] [STORE]
+#   e.g. tools/bench_compare.sh HEAD~3            # 5 rounds, 100 rooms x 4, flat out, no store
+#        tools/bench_compare.sh main 5 100 0 10 sqlite
+#
+# BASE is checked out into build/bench-compare/src-<sha> (a detached git worktree) and its
+# parlor-server and parlor-load are built there with the release preset; this tree's are built
+# in build/release. Then each round runs tests/bench/server_load.sh (this tree's copy, for both:
+# the same load and the same measurement) once per build, back to back, alternating which goes
+# first so that a machine's drift during a round falls on both sides. Both servers are pinned to
+# CPU 0 and both loads to CPU 1, as in every server benchmark here.
+#
+# Prints each round's server CPU per move and moves/s for both, the ratio this/BASE per round,
+# and the median ratio with its spread (min-max). A ratio is only worth what the machine's
+# quiet is: run it with nothing else busy, and read the spread before the median.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+base_ref=${1:?usage: tools/bench_compare.sh BASE [ROUNDS] [ROOMS] [THINK_MS] [SECONDS] [STORE]}
+rounds=${2:-5}
+rooms=${3:-100}
+think=${4:-0}
+seconds=${5:-10}
+store=${6:-none}
+base_sha=$(git rev-parse --verify "$base_ref^{commit}")
+head_sha=$(git rev-parse --short HEAD)
+short=${base_sha:0:10}
+
+# Objects of files that are the same in both trees come from ccache (when installed): paths
+# are taken relative to the tree, so a build of another checkout hits this one's entries.
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
+
+work="$root/build/bench-compare"
+src="$work/src-$short"
+mkdir -p "$work"
+if [ ! -d "$src" ]; then
+  git worktree add --detach "$src" "$base_sha" >/dev/null
+fi
+echo "bench-compare: building $short (BASE) in $src/build/release"
+(cd "$src" && cmake --preset release >/dev/null &&
+  cmake --build --preset release --target parlor-server parlor-load)
+echo "bench-compare: building this tree ($head_sha$(git diff --quiet HEAD || echo ', with local changes')) in build/release"
+cmake --preset release >/dev/null
+cmake --build --preset release --target parlor-server parlor-load
+
+# One run: prints "CPU_US_PER_MOVE MOVES_PER_SECOND".
+run() {
+  local out
+  out=$(tests/bench/server_load.sh "$1" "$rooms" "$think" "$seconds" "$store")
+  local cpu rate
+  cpu=$(sed -n 's/^server_cpu_us_per_move \([0-9.]*\)/\1/p' <<<"$out")
+  rate=$(sed -n 's/.*"moves_per_second": *\([0-9.e+]*\).*/\1/p' <<<"$out")
+  if [ -z "$cpu" ] || [ -z "$rate" ]; then
+    echo "bench-compare: a run of $1 printed no figures:" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+  echo "$cpu $rate"
+}
+
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+echo "bench-compare: $rounds rounds of $rooms rooms x 4, think $think ms, $seconds s, store $store"
+printf '%-6s %-8s %14s %12s %14s %12s %8s\n' round first "BASE us/move" "BASE mv/s" \
+  "this us/move" "this mv/s" ratio
+for r in $(seq 1 "$rounds"); do
+  if [ $((r % 2)) = 1 ]; then
+    base_run=$(run "$src/build/release")
+    this_run=$(run build/release)
+    first=BASE
+  else
+    this_run=$(run build/release)
+    base_run=$(run "$src/build/release")
+    first=this
+  fi
+  read -r base_cpu base_rate <<<"$base_run"
+  read -r this_cpu this_rate <<<"$this_run"
+  ratio=$(awk -v a="$this_cpu" -v b="$base_cpu" 'BEGIN {printf "%.3f", a / b}')
+  echo "$ratio" >>"$results"
+  printf '%-6s %-8s %14s %12.0f %14s %12.0f %8s\n' "$r" "$first" "$base_cpu" "$base_rate" \
+    "$this_cpu" "$this_rate" "$ratio"
+done
+sort -n "$results" | awk -v base="$short" -v head="$head_sha" '
+  { v[NR] = $1 }
+  END {
+    median = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "server CPU per move, this (%s) / BASE (%s): median %.3f, spread %.3f-%.3f over %d pairs\n",
+      head, base, median, v[1], v[NR], NR
+  }'
