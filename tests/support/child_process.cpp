@@ -1,10 +1,8 @@
 #include "tests/support/child_process.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,7 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
-extern char** environ;
+#include "tests/support/spawn_logged.h"
 
 namespace parlor::testing {
 
@@ -71,27 +69,9 @@ ChildProcess::~ChildProcess() { stop(); }
 
 std::string ChildProcess::start() {
   if (pid_ > 0) return "already running";
-  std::vector<char*> argv;
-  for (const auto& arg : argv_) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-#ifdef __GLIBC__
-#if __GLIBC_PREREQ(2, 34)
-  // Not the test's client sockets (Asio opens them without CLOEXEC).
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-#endif
-#endif
-  const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) {
-    pid_ = -1;
-    return "posix_spawn " + argv_[0] + ": " + std::strerror(spawned);
-  }
+  std::string error;
+  pid_ = spawn_logged(argv_, log_, error);
+  if (pid_ < 0) return error;
   ended_.clear();
   return {};
 }

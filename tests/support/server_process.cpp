@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +12,7 @@
 #include <fstream>
 #include <thread>
 
-extern char** environ;
+#include "tests/support/spawn_logged.h"
 
 namespace parlor::testing {
 
@@ -48,28 +47,12 @@ std::string ServerProcess::start(unsigned short port) {
   if (::pipe2(fds, O_CLOEXEC) != 0) return std::string("pipe2: ") + std::strerror(errno);
   std::vector<std::string> args = {binary_.string(), "--port", std::to_string(port)};
   args.insert(args.end(), flags_.begin(), flags_.end());
-  std::vector<char*> argv;
-  for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-#ifdef __GLIBC__
-#if __GLIBC_PREREQ(2, 34)
-  // Not the test's client sockets (Asio opens them without CLOEXEC).
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-#endif
-#endif
-  const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  std::string error;
+  pid_ = spawn_logged(args, log_, error, fds[1]);
   ::close(fds[1]);
-  if (spawned != 0) {
+  if (pid_ < 0) {
     ::close(fds[0]);
-    pid_ = -1;
-    return "posix_spawn " + binary_.string() + ": " + std::strerror(spawned);
+    return error;
   }
   out_fd_ = fds[0];
   std::string out;
