@@ -136,14 +136,7 @@ TEST_F(PostgresStoreTest, AVersion2DatabaseGainsTheRatingTables) {
   EXPECT_EQ(sql("SELECT version FROM parlor_schema"), std::to_string(pg::kSchemaVersion));
   EXPECT_EQ(sql("SELECT count(*) FROM players"), "1");
   EXPECT_EQ(sql("SELECT count(*) FROM ratings"), "0");
-  RatedGameRecord game;
-  game.room_id = "r";
-  game.game_number = 1;
-  game.kind = "agram";
-  game.seats = {{"p1", "P", 0, false}, {"bot:greedy", "greedy (bot)", 1, false}};
-  game.side_ranks = {1, 0};
-  game.result = nlohmann::json::object();
-  store->record_rated_game(game, nullptr);
+  store->record_rated_game(rated_game("r", 1, {"p1", "bot:greedy"}, {0, 1}, {1, 0}), nullptr);
   store->flush();
   EXPECT_EQ(sql("SELECT count(*) FROM ratings"), "2");
   EXPECT_EQ(sql("SELECT games FROM ratings WHERE player_id = 'bot:greedy'"), "1");

@@ -342,14 +342,7 @@ TEST_F(SqliteStoreTest, AVersion3FileGainsTheRatingTables) {
   EXPECT_EQ(query("PRAGMA user_version"), sqlite::kSchemaVersion);
   EXPECT_EQ(query("SELECT count(*) FROM players"), 1);
   EXPECT_EQ(query("SELECT count(*) FROM ratings"), 0);
-  RatedGameRecord game;
-  game.room_id = "r";
-  game.game_number = 1;
-  game.kind = "agram";
-  game.seats = {{"p1", "P", 0, false}, {"bot:greedy", "greedy (bot)", 1, false}};
-  game.side_ranks = {1, 0};
-  game.result = nlohmann::json::object();
-  store->record_rated_game(game, nullptr);
+  store->record_rated_game(rated_game("r", 1, {"p1", "bot:greedy"}, {0, 1}, {1, 0}), nullptr);
   store->flush();
   EXPECT_EQ(query("SELECT count(*) FROM ratings"), 2);
   EXPECT_EQ(query("SELECT games FROM ratings WHERE player_id = 'bot:greedy'"), 1);

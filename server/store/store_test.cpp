@@ -509,22 +509,6 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
 
 // ---- rated games -----------------------------------------------------------------------------
 
-RatedGameRecord rated_game(const std::string& room_id, int game_number,
-                           std::vector<std::string> players, std::vector<int> side_of_seat,
-                           std::vector<int> side_ranks, const std::string& kind = "agram") {
-  RatedGameRecord game;
-  game.room_id = room_id;
-  game.game_number = game_number;
-  game.kind = kind;
-  game.finished_ms = 1'700'000'100'000 + game_number;
-  for (std::size_t seat = 0; seat < players.size(); ++seat) {
-    game.seats.push_back({players[seat], "Name " + players[seat], side_of_seat[seat], false});
-  }
-  game.side_ranks = std::move(side_ranks);
-  game.result = {{"scores", nlohmann::json::array()}, {"winners", nlohmann::json::array()}};
-  return game;
-}
-
 TEST_P(StoreTest, ARatedGameIsRatedOnceAndKeptWithEveryonesRatingBeforeAndAfter) {
   Outcomes outcomes;
   {

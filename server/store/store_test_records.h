@@ -53,6 +53,24 @@ inline RoomRecord ended(RoomRecord record, StoredRoomStatus status = StoredRoomS
   return record;
 }
 
+// A rated game of `players` (seat by seat), each on side side_of_seat[seat]; side_ranks[side]
+// is that side's place (0 first).
+inline RatedGameRecord rated_game(const std::string& room_id, int game_number,
+                                  std::vector<std::string> players, std::vector<int> side_of_seat,
+                                  std::vector<int> side_ranks, const std::string& kind = "agram") {
+  RatedGameRecord game;
+  game.room_id = room_id;
+  game.game_number = game_number;
+  game.kind = kind;
+  game.finished_ms = 1'700'000'100'000 + game_number;
+  for (std::size_t seat = 0; seat < players.size(); ++seat) {
+    game.seats.push_back({players[seat], "Name " + players[seat], side_of_seat[seat], false});
+  }
+  game.side_ranks = std::move(side_ranks);
+  game.result = {{"scores", nlohmann::json::array()}, {"winners", nlohmann::json::array()}};
+  return game;
+}
+
 inline MoveRecord move(const std::string& room_id, int game, std::int64_t seq, int seat = 0) {
   return {room_id,
           game,

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "games/registry.h"
+#include "games/testing/self_play.h"
 #include "server/store/postgres_store.h"
 #include "server/store/testing/postgres_server.h"
 #include "tests/support/game_driver.h"
@@ -66,11 +67,6 @@ constexpr auto kLease = 1500ms;
 // Bots and the client take this long per move, so that a game (about 55 moves) lasts long
 // enough for the kill, the pause and the Redis restart to fall in its middle.
 constexpr auto kMoveDelay = 250ms;
-
-std::uint64_t test_seed() {
-  if (const char* text = std::getenv("PARLOR_SEED")) return std::strtoull(text, nullptr, 10);
-  return std::random_device{}();
-}
 
 struct Acked {
   std::int64_t seq = 0;
@@ -540,7 +536,7 @@ std::string driver_story(const Table& table, Cluster& cluster) {
 }
 
 TEST_F(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
-  const std::uint64_t seed = test_seed();
+  const std::uint64_t seed = test_seed(std::random_device{}());
   std::cout << "PARLOR_SEED=" << seed << " (set it to replay the clients' choices)" << std::endl;
   Cluster& cluster = make_cluster("cluster");
   ASSERT_EQ(cluster.start_all(), "");
@@ -676,7 +672,7 @@ TEST_F(ClusterTest, GamesSurviveAKilledNodeAPausedNodeAndARedisRestart) {
 // the last node, which takes the room over in turn. Every frame each player and spectator
 // received is checked for cards they may not see.
 TEST_F(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
-  const std::uint64_t seed = test_seed();
+  const std::uint64_t seed = test_seed(std::random_device{}());
   std::cout << "PARLOR_SEED=" << seed << " (set it to replay the players' choices)" << std::endl;
   std::mt19937_64 rng(seed);
   Cluster& cluster = make_cluster("links");
@@ -1019,7 +1015,7 @@ TEST_F(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
   if (std::system("command -v haproxy >/dev/null 2>&1") != 0) {
     FAIL() << "haproxy is needed (make deps installs it)";
   }
-  const std::uint64_t seed = test_seed();
+  const std::uint64_t seed = test_seed(std::random_device{}());
   std::cout << "PARLOR_SEED=" << seed << " (set it to replay the clients' choices)" << std::endl;
   const fs::path& dir = dir_;
   const std::string source = PARLOR_SOURCE_DIR;

@@ -35,6 +35,7 @@
 #include <thread>
 #include <vector>
 
+#include "games/testing/self_play.h"
 #include "server/store/postgres_store.h"
 #include "server/store/testing/postgres_server.h"
 #include "tests/support/redis_server.h"
@@ -60,11 +61,6 @@ constexpr auto kDrain = 500ms;
 constexpr auto kMoveDelay = 300ms;
 // A client that hears nothing this long resumes afresh (its room may be between owners).
 constexpr auto kQuiet = 2s;
-
-std::uint64_t test_seed() {
-  if (const char* text = std::getenv("PARLOR_SEED")) return std::strtoull(text, nullptr, 10);
-  return std::random_device{}();
-}
 
 std::string status_line(unsigned short port, const std::string& target) {
   try {
@@ -219,7 +215,7 @@ TEST(RollingRestartTest, EveryNodeRestartsInTurnWhileGamesPlayOn) {
     FAIL() << "PostgreSQL 15 and redis-server are needed (make deps installs them)";
   }
   const auto test_start = Clock::now();
-  const std::uint64_t seed = test_seed();
+  const std::uint64_t seed = test_seed(std::random_device{}());
   std::cout << "PARLOR_SEED=" << seed << " (set it to replay the clients' choices)" << std::endl;
   const fs::path dir = fs::temp_directory_path() / ("parlor-rolling-" + std::to_string(::getpid()));
   fs::create_directories(dir);
