@@ -76,11 +76,12 @@ void attach_re(Json& message, const Json& re) {
 }
 
 std::string encode_welcome(const Json& re, std::string_view player, std::string_view token,
-                           int protocol) {
+                           int protocol, bool dev) {
   Json message = reply("welcome", re);
   message["player"] = std::string(player);
   message["token"] = std::string(token);
   message["protocol"] = protocol;
+  if (dev) message["dev"] = true;
   return to_wire(message);
 }
 

@@ -65,8 +65,9 @@ void attach_re(Json& message, const Json& re);
 
 // ---- Replies ----
 
+// `dev`: the server runs in development mode (it takes a room's `seed`); sent only when true.
 std::string encode_welcome(const Json& re, std::string_view player, std::string_view token,
-                           int protocol);
+                           int protocol, bool dev = false);
 
 // {"type":"error","re":ID,"code":CODE,"message":TEXT}. The string overload forwards the
 // game-specific codes engines return (e.g. "must_include_lowest") unchanged.

@@ -40,6 +40,8 @@ TEST(EncodeReplies, Welcome) {
   EXPECT_EQ(
       wire(encode_welcome(Json(1), "p42", "tok", 1)),
       Json({{"type", "welcome"}, {"re", 1}, {"player", "p42"}, {"token", "tok"}, {"protocol", 1}}));
+  // A server in development mode says so; otherwise the field is absent, as before.
+  EXPECT_EQ(wire(encode_welcome(Json(1), "p42", "tok", 1, /*dev=*/true))["dev"], true);
 }
 
 TEST(EncodeReplies, ErrorWithProtocolCodeOrEngineCode) {

@@ -177,11 +177,11 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
                        std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count()},
-          [connection = client.connection, id, player_id = player->id(),
-           token](WriteResult result) {
+          [connection = client.connection, id, player_id = player->id(), token,
+           dev = config_.dev](WriteResult result) {
             connection->send(make_frame(
                 result == WriteResult::kDurable
-                    ? protocol::encode_welcome(id, player_id, token, 1)
+                    ? protocol::encode_welcome(id, player_id, token, 1, dev)
                     : protocol::encode_error(id, ErrorCode::kInternalError,
                                              "your identity could not be stored; try again")));
           });
@@ -198,7 +198,8 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
       previous && previous != client.connection) {
     previous->close(4000, "replaced by a newer connection of the same player");
   }
-  client.connection->send(make_frame(protocol::encode_welcome(id, player->id(), token, 1)));
+  client.connection->send(
+      make_frame(protocol::encode_welcome(id, player->id(), token, 1, config_.dev)));
   log_info("player " + player->id() + (request.token ? " resumed" : " joined") + from(client));
   for (const std::string& room_id : player->rooms()) {
     if (auto room = lobby_.find(room_id)) room->resume(player);

@@ -6,7 +6,7 @@ import type { GameInfo, Json, JsonObject, OptionSchema, RoomInfo } from './proto
 import { h } from './render';
 import { changed, gameName, state } from './state';
 import { identity } from './socket';
-import { readable } from './notation';
+import { optionWords, readable } from './notation';
 import { openRules } from './rules';
 import { formatLeft } from './tables/common';
 
@@ -122,7 +122,7 @@ function optionSummary(r: RoomInfo): HTMLElement | null {
   const parts = Object.entries(opts).filter(([k, v]) => {
     const spec = game?.options[k];
     return !spec || JSON.stringify(spec.default) !== JSON.stringify(v);
-  }).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
+  }).map(([k, v]) => `${optionWords(k)}: ${optionWords(v)}`);
   return parts.length ? h('div', { class: 'muted small options-line' }, parts.join(' · ')) : null;
 }
 
@@ -141,20 +141,20 @@ function optionField(game: GameInfo, name: string, spec: OptionSchema): HTMLElem
   let control: HTMLElement;
   if (spec.type === 'choice' && spec.choices) {
     control = h('select', { id, 'data-testid': id, onchange: store },
-      spec.choices.map((c) => h('option', { value: c.value, selected: c.value === current }, c.value.replace(/_/g, ' ') + (c.value === spec.default ? ' (default)' : ''))));
+      spec.choices.map((c) => h('option', { value: c.value, selected: c.value === current }, optionWords(c.value) + (c.value === spec.default ? ' (default)' : ''))));
   } else if (spec.type === 'boolean') {
     // A checkbox sits before its label on one line, like every other yes/no choice.
     return h('div', { class: 'field' },
       h('div', { class: 'check-row' },
         h('input', { id, 'data-testid': id, type: 'checkbox', checked: current === 'true', onchange: store }),
-        h('label', { for: id }, name.replace(/_/g, ' '), spec.variant ? h('span', { class: 'tag' }, 'variant') : null)),
+        h('label', { for: id }, optionWords(name), spec.variant ? h('span', { class: 'tag' }, 'variant') : null)),
       spec.description ? h('div', { class: 'help' }, spec.description) : null);
   } else {
     control = h('input', { id, 'data-testid': id, type: 'number', min: spec.min ?? null, max: spec.max ?? null, value: current, oninput: store });
   }
   const choiceHelp = spec.type === 'choice' ? spec.choices?.find((c) => c.value === current)?.description : null;
   return h('div', { class: 'field' },
-    h('label', { for: id }, name.replace(/_/g, ' '), spec.variant ? h('span', { class: 'tag' }, 'variant') : null),
+    h('label', { for: id }, optionWords(name), spec.variant ? h('span', { class: 'tag' }, 'variant') : null),
     control,
     spec.description ? h('div', { class: 'help' }, spec.description) : null,
     choiceHelp ? h('div', { class: 'help' }, choiceHelp) : null);
@@ -178,7 +178,7 @@ function collectOptions(game: GameInfo): JsonObject {
   }
   if (typeof out.turn_seconds === 'number' && out.turn_seconds > 0 && state.drafts['room:on_timeout']) out.on_timeout = state.drafts['room:on_timeout'];
   const seed = (state.drafts.seed ?? '').trim();
-  if (seed !== '' && /^-?\d+$/.test(seed)) out.seed = Number.parseInt(seed, 10);
+  if (state.dev && seed !== '' && /^-?\d+$/.test(seed)) out.seed = Number.parseInt(seed, 10);
   return out;
 }
 
@@ -226,12 +226,13 @@ function createForm(): HTMLElement {
         h('label', { for: 'room-grace' }, 'Seat kept for a disconnected player (seconds)'),
         h('input', { id: 'room-grace', 'data-testid': 'room-grace', type: 'number', min: 0, max: 86400, value: state.drafts['room:grace'] ?? '',
           placeholder: 'server default', oninput: (e: Event) => { state.drafts['room:grace'] = (e.target as HTMLInputElement).value; } }))),
-    h('details', { class: 'advanced', open: state.drafts.advancedOpen === '1', ontoggle: (e: Event) => { state.drafts.advancedOpen = (e.target as HTMLDetailsElement).open ? '1' : ''; } },
+    // A seed deals a chosen game again: for testing, on servers in development mode only.
+    state.dev ? h('details', { class: 'advanced', open: state.drafts.advancedOpen === '1', ontoggle: (e: Event) => { state.drafts.advancedOpen = (e.target as HTMLDetailsElement).open ? '1' : ''; } },
       h('summary', null, 'Testing'),
       h('div', { class: 'field' },
-        h('label', { for: 'create-seed' }, 'Seed (servers started with --dev only)'),
+        h('label', { for: 'create-seed' }, 'Seed (the same seed deals the same cards)'),
         h('input', { id: 'create-seed', 'data-testid': 'create-seed', type: 'number', value: state.drafts.seed ?? '',
-          oninput: (e: Event) => { state.drafts.seed = (e.target as HTMLInputElement).value; } }))),
+          oninput: (e: Event) => { state.drafts.seed = (e.target as HTMLInputElement).value; } }))) : null,
     h('button', { type: 'submit', class: 'primary', 'data-testid': 'create-room' }, `Create ${gameName(game.kind)} table`),
     // A refusal shows where the user just clicked, not at the top of the page.
     state.createError ? h('p', { class: 'error', role: 'alert', 'data-testid': 'create-error' }, readable(state.createError)) : null);

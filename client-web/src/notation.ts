@@ -71,3 +71,10 @@ export function describeMove(m: Move | null | undefined): string {
     }
   }
 }
+
+// An option's name or a choice as words: `suit_order` reads "suit order", `true` "yes".
+export function optionWords(value: unknown): string {
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'string') return value.replace(/_/g, ' ');
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+}

@@ -4,6 +4,7 @@
 
 import rulesText from '../../docs/RULES.md?raw';
 import type { JsonObject } from './protocol';
+import { optionWords } from './notation';
 import { h } from './render';
 import { changed, gameName, state } from './state';
 
@@ -24,6 +25,8 @@ export function rulesOf(kind: string): { depth: number; text: string }[] {
   return items;
 }
 
+const PROTOCOL_NAME = /^[a-z][a-z0-9_]*(?::\s*"?[a-z0-9_]+"?)?$/;
+
 // **bold**, `code`, <https://…> and [text](url) of the rule text.
 function inline(text: string): Child[] {
   const out: Child[] = [];
@@ -32,7 +35,10 @@ function inline(text: string): Child[] {
   for (let m = re.exec(text); m; m = re.exec(text)) {
     if (m.index > at) out.push(text.slice(at, m.index));
     if (m[1] !== undefined) out.push(h('strong', null, m[1]));
-    else if (m[2] !== undefined) out.push(h('code', null, m[2]));
+    // A name from the protocol (an option, a choice, a game's kind, or an option set to a
+    // choice) in words, as the lobby shows it: `suit_order: "spades_hearts_diamonds_clubs"`
+    // reads "suit order: spades hearts diamonds clubs".
+    else if (m[2] !== undefined) out.push(PROTOCOL_NAME.test(m[2]) ? h('em', { class: 'term' }, optionWords(m[2].replace(/"/g, ''))) : h('code', null, m[2]));
     else if (m[3] !== undefined) out.push(h('a', { href: m[3], target: '_blank', rel: 'noopener' }, m[3]));
     else out.push(m[4]);
     at = m.index + m[0].length;

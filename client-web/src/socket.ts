@@ -9,7 +9,8 @@ export type Status = 'idle' | 'connecting' | 'connected' | 'reconnecting';
 
 export interface SocketEvents {
   onStatus(status: Status, detail: { attempt: number; retryInMs: number; reason: string }): void;
-  onWelcome(player: string, resumed: boolean): void;
+  // `dev`: the server runs in development mode (it takes a room's seed).
+  onWelcome(player: string, resumed: boolean, dev: boolean): void;
   onPush(msg: Message): void;
 }
 
@@ -160,7 +161,7 @@ export class Socket {
       this.attempt = 0;
       this.setStatus('connected', 0, '');
       this.startPing();
-      this.events.onWelcome(String(msg.player ?? ''), resumed);
+      this.events.onWelcome(String(msg.player ?? ''), resumed, msg.dev === true);
       const queued = this.queue;
       this.queue = [];
       for (const q of queued) this.sendNow(q.id, q.msg, q.p);

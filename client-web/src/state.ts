@@ -51,6 +51,8 @@ export interface AppState {
   retryInMs: number;
   attempt: number;
   player: string | null;
+  // The server runs in development mode (--dev): only then does the create form offer a seed.
+  dev: boolean;
   name: string;
   games: GameInfo[];
   openRooms: RoomInfo[];
@@ -85,6 +87,7 @@ export const state: AppState = {
   retryInMs: 0,
   attempt: 0,
   player: null,
+  dev: false,
   name: '',
   games: [],
   openRooms: [],

@@ -3,8 +3,9 @@
 import { spawn } from 'node:child_process';
 
 // `port` 0: a free one; a given port starts a server again where a stopped one listened.
-export async function startServer({ binary, staticDir, extraArgs = [], timeoutMs = 20000, log = () => {}, port: wanted = 0 }) {
-  const args = ['--port', String(wanted), '--bind', '127.0.0.1', '--static-dir', staticDir, '--dev', ...extraArgs];
+// `dev`: development mode (--dev), which the scenarios need to choose a game's seed.
+export async function startServer({ binary, staticDir, extraArgs = [], timeoutMs = 20000, log = () => {}, port: wanted = 0, dev = true }) {
+  const args = ['--port', String(wanted), '--bind', '127.0.0.1', '--static-dir', staticDir, ...(dev ? ['--dev'] : []), ...extraArgs];
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const output = [];
   const remember = (chunk) => {

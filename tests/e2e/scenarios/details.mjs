@@ -2,13 +2,40 @@
 // option's checkbox sits on its label's line, a refused table is explained next
 // to the button that was pressed, a long unbroken chat message wraps inside the
 // chat, leaving a game under way is asked first (a bot takes the seat), and the
-// rules are read in the app, in the lobby and at the table.
+// rules are read in the app, in the lobby and at the table; the seed field is offered only
+// by a server in development mode.
 
 import { Player } from '../lib/player.mjs';
+import { startServer } from '../lib/server.mjs';
 import { assert } from '../lib/assert.mjs';
 import { players, startRoom } from '../lib/rooms.mjs';
 
 export const scenarios = [
+  {
+    name: 'details: the seed field is offered only by a server in development mode (--dev); the rules name options in words',
+    timeout: 60,
+    async run(env) {
+      const server = await startServer({ binary: env.binary, staticDir: env.staticDir, extraArgs: ['--store', 'none'], dev: false });
+      env.cleanups.push(() => server.stop());
+      const visitor = await Player.create(env.browser, server.url, 'vera');
+      env.cleanups.push(() => visitor.close());
+      await visitor.page.getByTestId('create-form').waitFor();
+      await visitor.page.getByTestId('create-room').waitFor();
+      assert.equal(await visitor.page.getByTestId('create-seed').count(), 0, 'no seed field without --dev');
+      assert.equal(await visitor.page.getByText('Testing', { exact: true }).count(), 0, 'no Testing section without --dev');
+      // The rules sheet names options in words, as the create form does: "suit order", not suit_order.
+      await visitor.page.getByTestId('rules-bigtwo').click();
+      const sheet = visitor.page.getByTestId('rules-sheet');
+      await sheet.getByText('suit order', { exact: false }).first().waitFor();
+      assert.equal(await sheet.evaluate((el) => /\b[a-z]+_[a-z_]+\b/.test(el.textContent)), false, 'no option code with underscores in the rules sheet');
+      await visitor.page.getByTestId('rules-close').click();
+      // The suite's own server runs with --dev: its lobby offers the seed.
+      const [alice] = await players(env, 1);
+      if (await alice.page.getByTestId('to-lobby').isVisible()) await alice.page.getByTestId('to-lobby').click();
+      await alice.page.getByTestId('create-form').waitFor();
+      assert.equal(await alice.page.getByTestId('create-seed').count(), 1, 'the seed field with --dev');
+    },
+  },
   {
     name: 'details: the Spades blind-nil checkbox sits on its label\'s line; a refused seed is explained by the create button (phone); rules in the lobby',
     timeout: 60,
