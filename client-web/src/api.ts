@@ -2,6 +2,8 @@
 
 import { Message, Move, RoomInfo, ServerError, StatePush, GameInfo, JsonObject, Replay, field, readReplay, str } from './protocol';
 import { Socket, Status, identity } from './socket';
+import { announce } from './announce';
+import { describeEvent } from './events';
 import { changed, locked, ReplayData, room, RoomData, state } from './state';
 
 let socket: Socket | null = null;
@@ -30,8 +32,9 @@ export function connect(): void {
       state.attempt = d.attempt;
       changed();
     },
-    onWelcome(player) {
+    onWelcome(player, _resumed, dev) {
       state.player = player;
+      state.dev = dev;
       state.epoch += 1;
       // Requests lost with the old connection are no longer worth a warning, except a move,
       // which is sent again (see deliverMove).
@@ -125,11 +128,17 @@ function onPush(msg: Message): void {
       const r = room(s.room);
       if (r.state && s.seq < r.state.seq) break; // an older push raced a newer one (seq only grows)
       const fresh = !r.state || s.seq !== r.state.seq;
+      const wasPrompted = !!r.state?.prompt;
       r.state = { ...s, receivedAt: Date.now(), view: (s.view ?? {}) as JsonObject, to_act: Array.isArray(s.to_act) ? s.to_act : [], prompt: s.prompt ?? null, events: Array.isArray(s.events) ? s.events : [] };
       if (fresh) {
         // A new state supersedes whatever was in flight (its reply may still be on the way).
         r.busy = false;
         for (const e of r.state.events) if (e && typeof e === 'object') r.log.push({ seq: s.seq, event: e });
+        // The table on screen tells a screen reader what happened, and when it is this player's turn.
+        if (state.route.page === 'room' && state.route.id === s.room) {
+          for (const e of r.state.events) if (e && typeof e === 'object') announce(describeEvent(r, e as JsonObject));
+          if (r.state.prompt && !wasPrompted) announce('Your turn');
+        }
         if (r.log.length > 200) r.log.splice(0, r.log.length - 200);
         // A refusal was about the previous state: the new one settles it (stale_state included).
         if (r.error && r.errorCode !== 'disconnected') { r.error = null; r.errorCode = null; }
@@ -141,6 +150,7 @@ function onPush(msg: Message): void {
     case 'chat': {
       const r = room(String(msg.room));
       r.chat.push({ player: String(msg.player ?? ''), name: String(msg.name ?? ''), text: String(msg.text ?? ''), at: Date.now() });
+      if (state.route.page === 'room' && state.route.id === String(msg.room)) announce(`${String(msg.name || msg.player || '')} says: ${String(msg.text ?? '')}`);
       if (r.chat.length > 200) r.chat.splice(0, r.chat.length - 200);
       break;
     }

@@ -107,11 +107,14 @@ export function cardEl(code: string, opts: CardOptions = {}): HTMLElement {
   ];
   const label = longName(code) + (opts.selected ? ', selected' : '');
   if (opts.onClick) {
+    // The button's name is its text, the card's long name in a visually hidden span (the
+    // drawn face is hidden from assistive technology): a name given by aria-label would not
+    // contain the visible "3♦" (WCAG 2.5.3, label in name).
     return h('button', {
       type: 'button', class: cls.join(' '), 'data-card': code, 'data-testid': opts.testid ?? `card-${code}`,
-      'aria-label': label, 'aria-pressed': opts.selected ? 'true' : 'false', title: opts.title ?? longName(code),
+      'aria-pressed': opts.selected ? 'true' : 'false', title: opts.title ?? longName(code),
       disabled: opts.disabled ?? false, onclick: () => opts.onClick?.(),
-    }, face);
+    }, face, h('span', { class: 'sr-only' }, label));
   }
   return h('div', { class: cls.join(' '), 'data-card': code, 'data-testid': opts.testid ?? null, role: 'img', 'aria-label': label, title: opts.title ?? longName(code) }, face);
 }

@@ -119,7 +119,7 @@ function stepPanel(data: Replay, r: RoomData, at: number): HTMLElement {
   return h('section', { class: 'panel' },
     h('h2', null, at === 0 ? 'The deal' : `Move ${at}`, who ? h('span', { class: 'muted small' }, ` · ${who}`) : null),
     step.move ? h('p', { class: 'small', 'data-testid': 'replay-move' }, 'Your move: ', h('strong', null, describeMove(step.move))) : null,
-    h('ol', { class: 'log', 'data-testid': 'replay-events' },
+    h('ol', { class: 'log', 'data-testid': 'replay-events', tabindex: 0, 'aria-label': 'This step' },
       lines.length ? lines.map((l) => h('li', null, l)) : h('li', { class: 'muted' }, at === 0 ? 'Cards dealt.' : 'No public event.')));
 }
 
@@ -134,7 +134,7 @@ function historyPanel(d: ReplayData, data: Replay, r: RoomData, at: number): HTM
   }
   return h('section', { class: 'panel log-panel' },
     h('h2', null, 'So far'),
-    h('ol', { class: 'log', 'data-scroll-key': 'replay-log' }, items.slice(-60)));
+    h('ol', { class: 'log', 'data-scroll-key': 'replay-log', tabindex: 0, 'aria-label': 'The game so far' }, items.slice(-60)));
 }
 
 function resultPanel(data: Replay, r: RoomData): HTMLElement {

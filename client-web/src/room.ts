@@ -175,7 +175,7 @@ function logPanel(r: RoomData): HTMLElement {
   const lines = r.log.slice(-40).map((x) => describeEvent(r, x.event)).filter((x) => x !== '');
   return h('section', { class: 'panel log-panel' },
     h('h2', null, 'Play log'),
-    h('ol', { class: 'log', 'data-scroll-key': 'log', 'data-testid': 'log' }, lines.map((l) => h('li', null, l))));
+    h('ol', { class: 'log', 'data-scroll-key': 'log', 'data-testid': 'log', tabindex: 0, 'aria-label': 'Play log' }, lines.map((l) => h('li', null, l))));
 }
 
 function chatPanel(id: string, r: RoomData): HTMLElement {
@@ -187,7 +187,7 @@ function chatPanel(id: string, r: RoomData): HTMLElement {
   };
   return h('section', { class: 'panel chat-panel', 'data-testid': 'chat' },
     h('h2', null, 'Chat'),
-    h('ol', { class: 'chat-log', 'data-scroll-key': 'chat', 'data-testid': 'chat-log', 'aria-live': 'polite' },
+    h('ol', { class: 'chat-log', 'data-scroll-key': 'chat', 'data-testid': 'chat-log', tabindex: 0, 'aria-label': 'Chat messages' },
       r.chat.map((c) => h('li', null, h('strong', null, c.name || c.player), ': ', c.text))),
     h('form', { class: 'row', onsubmit: (e: Event) => void submit(e) },
       h('label', { class: 'sr-only', for: 'chat-input' }, 'Message'),
