@@ -76,7 +76,43 @@ function scores(ctx: TableCtx): HTMLElement {
   return h('section', { class: 'panel score-panel' },
     h('h3', null, 'Scores', h('span', { class: 'muted small' }, ` · hand ${num(v.hand_number, 1)} · playing to ${num(v.target, 500)}`)),
     scoreTable(['Team', 'Points', 'Bags'], rows),
+    lastHandSummary(ctx),
     hands.length ? h('details', null, h('summary', null, 'Hand by hand'),
       scoreTable(['Hand', teamName(ctx, 0), teamName(ctx, 1)], hands.map((row) => [String(num(field(row, 'hand'))),
         ...[0, 1].map((t) => `${num(arr(field(row, 'points'))[t])} (${num(arr(field(row, 'totals'))[t])})`)]), 'hand-scores')) : null);
+}
+
+function signed(n: number): string {
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '0';
+}
+
+// The hand just scored, from its hand_end event (the play log of this page): for each team
+// the bid against the tricks won, made or set, nil results, bags and the points it brought.
+function lastHandSummary(ctx: TableCtx): HTMLElement | null {
+  const end = [...ctx.r.log].reverse().find((x) => x.event.type === 'hand_end')?.event;
+  if (!end) return null;
+  const bids = arr(end.bids);
+  const tricks = arr(end.tricks);
+  const rows = [0, 1].map((team) => {
+    const seats = [team, team + 2];
+    // A bid is a number of tricks, "nil" or "blind_nil".
+    const nilNotes = seats.filter((s) => bids[s] === 'nil' || bids[s] === 'blind_nil')
+      .map((s) => `${ctx.name(s)} ${describeBid(bids[s])}: ${num(tricks[s]) === 0 ? 'made' : `failed (${num(tricks[s])} won)`}`);
+    const contract = num(arr(end.contracts)[team]);
+    const won = seats.reduce((sum, s) => sum + num(tricks[s]), 0);
+    const bagsTaken = num(arr(end.bags_taken)[team]);
+    const penalty = num(arr(end.bag_penalty)[team]);
+    return [
+      teamName(ctx, team),
+      seats.map((s) => `${ctx.name(s)} ${describeBid(bids[s])}`).join(', '),
+      String(won),
+      contract === 0 ? '—' : arr(end.made)[team] ? 'made' : 'set',
+      nilNotes.length ? `${nilNotes.join('; ')} (${signed(num(arr(end.nil_points)[team]))})` : '—',
+      `${bagsTaken}${penalty ? `, ${signed(-penalty)} for 10 bags` : ''}`,
+      signed(num(arr(end.points)[team])),
+    ];
+  });
+  return h('div', { class: 'hand-summary', 'data-testid': 'hand-summary', 'data-hand': num(end.hand, 1) },
+    h('h4', null, `Hand ${num(end.hand, 1)}`),
+    scoreTable(['Team', 'Bids', 'Won', 'Contract', 'Nil', 'Bags', 'Points'], rows, 'hand-summary-table'));
 }

@@ -256,6 +256,28 @@ export const scenarios = [
       await finish(env, people, 'spades');
       const hands = await people[0].page.locator('[data-testid="hand-scores"] tbody tr').count();
       env.log(`spades: ${hands} hand(s) scored`);
+      // The last hand's summary: each team's bids against the tricks it won, made or set,
+      // nil, bags and its points, which are the hand-by-hand table's last row.
+      for (const p of people) {
+        const summary = await p.page.evaluate(() => {
+          const el = document.querySelector('[data-testid="hand-summary"]');
+          const last = [...document.querySelectorAll('[data-testid="hand-scores"] tbody tr')].pop();
+          if (!el || !last) return null;
+          const cells = (tr) => [...tr.children].map((td) => td.textContent);
+          return { hand: Number(el.dataset.hand), rows: [...el.querySelectorAll('tbody tr')].map(cells), last: cells(last) };
+        });
+        assert.ok(summary, `${p.name}: the last hand is summarised`);
+        assert.equal(summary.hand, hands, 'the summary is of the last hand');
+        assert.equal(summary.rows.length, 2, 'a row per team');
+        assert.equal(Number(summary.rows[0][2]) + Number(summary.rows[1][2]), 13, `the tricks won add up to 13: ${JSON.stringify(summary.rows)}`);
+        const points = (text) => Number(text.replace('−', '-').replace('+', ''));
+        for (const [team, row] of summary.rows.entries()) {
+          assert.match(row[1], /\S+ (\d+|nil|blind nil), \S+ (\d+|nil|blind nil)/, `both partners' bids: ${row[1]}`);
+          assert.match(row[3], /^(made|set|—)$/, `made or set: ${row[3]}`);
+          assert.equal(points(row[6]), Number(summary.last[team + 1].split(' ')[0]), `team ${team}'s points match the hand-by-hand table`);
+        }
+      }
+      env.log(`spades: last hand ${JSON.stringify(await people[0].page.getByTestId('hand-summary-table').textContent())}`);
       for (const p of people) assert.deepEqual(p.errors, [], `${p.name}: no page errors`);
     },
   },
