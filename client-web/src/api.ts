@@ -202,6 +202,20 @@ function upsertOpenRoom(info: RoomInfo): void {
   if (i >= 0) state.openRooms[i] = summary;
 }
 
+// The games over HTTP (/api/games: the same list list_games answers), for a visitor who has
+// not connected yet. A failure leaves the list empty: the lobby asks again once connected.
+export async function loadGamesOverHttp(): Promise<void> {
+  try {
+    const reply = await fetch('/api/games');
+    if (!reply.ok) return;
+    const body = await reply.json() as { games?: unknown };
+    if (!state.games.length && Array.isArray(body.games)) {
+      state.games = body.games as GameInfo[];
+      changed();
+    }
+  } catch { /* shown once connected */ }
+}
+
 export async function refreshGames(): Promise<void> {
   try {
     const reply = await req({ type: 'list_games' });

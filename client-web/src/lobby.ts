@@ -7,7 +7,7 @@ import { h } from './render';
 import { changed, gameName, state } from './state';
 import { identity } from './socket';
 import { optionWords, readable } from './notation';
-import { openRules } from './rules';
+import { gameCards } from './game_cards';
 import { formatLeft } from './tables/common';
 
 export function nameForm(): HTMLElement {
@@ -35,6 +35,16 @@ export function nameForm(): HTMLElement {
         oninput: (e: Event) => { state.drafts.name = (e.target as HTMLInputElement).value; } }),
       h('button', { type: 'submit', class: 'primary', 'data-testid': 'name-save' }, 'Play'),
       renaming ? h('button', { type: 'button', onclick: () => { state.drafts.editingName = ''; changed(); } }, 'Cancel') : null));
+}
+
+// A newcomer's first page: the games on offer come first, then the name that seats them.
+export function firstVisitView(): HTMLElement {
+  return h('main', { class: 'lobby first-visit', 'data-testid': 'first-visit' },
+    h('section', { class: 'welcome-intro' },
+      h('h1', null, 'Card and board games with friends, or with bots'),
+      h('p', { class: 'muted' }, 'Pick a name and play: a table fills with people from the lobby, or bots take the empty seats.')),
+    nameForm(),
+    state.games.length ? h('section', { class: 'panel', 'data-testid': 'games-on-offer' }, h('h2', null, 'Games on offer'), gameCards(state.games)) : null);
 }
 
 export function lobbyView(): HTMLElement {
@@ -249,14 +259,5 @@ function ratedBox(id: string, key: string, label: string): HTMLElement {
 function gameList(): HTMLElement {
   return h('section', { class: 'panel', 'data-testid': 'game-list' },
     h('h2', null, 'Games'),
-    h('ul', { class: 'game-list' }, state.games.map((g) => h('li', { 'data-testid': `game-${g.kind}` },
-      h('div', null, h('strong', null, gameName(g.kind)), h('span', { class: 'muted small' }, ` · ${g.min_seats === g.max_seats ? g.min_seats : `${g.min_seats}–${g.max_seats}`} players`)),
-      g.description ? h('div', { class: 'small' }, g.description) : null,
-      Object.keys(g.options ?? {}).length
-        ? h('ul', { class: 'option-list small' }, Object.entries(g.options).map(([name, spec]) => h('li', null,
-          h('code', null, name), spec.variant ? h('span', { class: 'tag' }, 'variant') : null, ' ',
-          spec.type === 'choice' ? (spec.choices ?? []).map((c) => c.value).join(' / ') : spec.type === 'integer' ? `${spec.min}–${spec.max}` : spec.type,
-          spec.default !== undefined ? h('span', { class: 'muted' }, ` (default ${String(spec.default)})`) : null)))
-        : null,
-      h('button', { type: 'button', class: 'link small', 'data-testid': `rules-${g.kind}`, onclick: () => openRules(g.kind) }, 'How to play')))));
+    gameCards(state.games));
 }

@@ -2,8 +2,8 @@
 // routing between the lobby and a room, and the render loop.
 
 import './style.css';
-import { connect, go, onRoute, reconnectNow } from './api';
-import { lobbyView, nameForm } from './lobby';
+import { connect, go, loadGamesOverHttp, onRoute, reconnectNow } from './api';
+import { firstVisitView, lobbyView, nameForm } from './lobby';
 import { leaderboardView, playerView } from './leaderboard';
 import { focusOpenDialog, h, renderLoop } from './render';
 import { roomView } from './room';
@@ -52,7 +52,8 @@ function shell(): HTMLElement {
   const body = route.page === 'replay' && state.drafts.editingName !== '1' ? replayView(route.id, route.seat, route.game)
     : route.page === 'leaderboard' && state.drafts.editingName !== '1' ? leaderboardView(route.kind)
     : route.page === 'player' && state.drafts.editingName !== '1' ? playerView(route.id)
-    : (!hasName && !identity.token()) || state.drafts.editingName === '1' ? h('main', { class: 'lobby' }, nameForm())
+    : !hasName && !identity.token() ? firstVisitView()
+    : state.drafts.editingName === '1' ? h('main', { class: 'lobby' }, nameForm())
       : route.page === 'room' ? roomView(route.id) : lobbyView();
   return h('div', { class: 'app' },
     offlineBanner(),
@@ -81,6 +82,8 @@ function startIfReady(): void {
   connect();
 }
 
+// The games on offer are shown before a newcomer connects (they come over plain HTTP).
+if (!state.name && !identity.token()) void loadGamesOverHttp();
 onChange(() => { startIfReady(); draw(); });
 // Turn timers tick in place: no re-render needed.
 setInterval(() => {

@@ -1,10 +1,11 @@
-// Accessibility: axe-core finds no serious or critical WCAG 2.1 A/AA violation on the
+// The first visit shows the games on offer before it asks for a name. Accessibility: axe-core finds no serious or critical WCAG 2.1 A/AA violation on the
 // pages a player meets (the first visit, the lobby, each game's table while it is the
 // player's turn, the results and a replay), at a laptop and a phone viewport; a keyboard
 // alone reaches and works the controls of a turn (Tab to a card or a prompt button, Enter);
 // and a screen reader is told "Your turn" and each move (the live region of announce.ts).
 
 import { axeFindings } from '../lib/a11y.mjs';
+import { saveAndCheckScreenshot } from '../lib/screenshot.mjs';
 import { VIEWPORTS, resize } from '../lib/layout.mjs';
 import { assert } from '../lib/assert.mjs';
 import { bigTwoMove, playToEnd } from '../lib/play.mjs';
@@ -35,6 +36,13 @@ export const scenarios = [
       const first = await context.newPage();
       await first.goto(env.baseUrl);
       await first.getByTestId('name-input').waitFor();
+      // The games on offer come before the name: each with its picture, players and length.
+      await first.getByTestId('games-on-offer').waitFor();
+      for (const kind of ['bigtwo', 'spades', 'bidwhist', 'agram', 'splendor']) {
+        assert.match(await first.getByTestId(`game-facts-${kind}`).textContent(), /\d(–\d)? players · about \d+ minutes/, `${kind}'s facts`);
+      }
+      assert.equal(await first.locator('[data-testid="games-on-offer"] .game-picture').count(), 5, 'a picture per game');
+      await saveAndCheckScreenshot(env.browser, first, env.artifacts, 'first-visit');
       await check(env, first, 'first visit', failures);
       await context.close();
 
