@@ -4,7 +4,7 @@
 import { cancelQuickPlay, createRoom, joinRoom, go, quickPlay, setName, watchRoom } from './api';
 import type { GameInfo, Json, JsonObject, OptionSchema, RoomInfo } from './protocol';
 import { h } from './render';
-import { changed, gameName, state } from './state';
+import { changed, gameName, state, tableName } from './state';
 import { identity } from './socket';
 import { optionWords, readable } from './notation';
 import { gameCards } from './game_cards';
@@ -94,7 +94,7 @@ function myRooms(): HTMLElement | null {
   return h('section', { class: 'panel', 'data-testid': 'my-rooms' },
     h('h2', null, 'Your tables'),
     h('ul', { class: 'room-list' }, mine.map(([id, r]) => h('li', { class: 'room-row' },
-      h('div', { class: 'room-title' }, h('strong', null, gameName(r.info!.kind)), ' ', h('code', null, id), ' ',
+      h('div', { class: 'room-title', title: `table ${id}` }, h('strong', null, gameName(r.info!.kind)), ' · ', h('span', { 'data-testid': 'table-name' }, tableName(r.info!)), ' ',
         h('span', { class: `status status-${r.info!.status}` }, r.info!.status)),
       seatSummary(r.info!),
       h('div', { class: 'room-actions' }, h('button', { type: 'button', onclick: () => go({ page: 'room', id }) }, 'Open'))))));
@@ -110,8 +110,8 @@ function openRooms(): HTMLElement {
         const free = r.seats.findIndex((s) => s === null);
         const seated = state.player !== null && r.seats.some((s) => s?.player === state.player);
         return h('li', { class: 'room-row', 'data-testid': `room-row-${r.room}`, 'data-room': r.room },
-          h('div', { class: 'room-title' },
-            h('strong', null, gameName(r.kind)), ' ', h('code', null, r.room), ' ',
+          h('div', { class: 'room-title', title: `table ${r.room}` },
+            h('strong', null, gameName(r.kind)), ' · ', h('span', { 'data-testid': 'table-name' }, tableName(r)), ' ',
             h('span', { class: `status status-${r.status}` }, r.status),
             r.spectators ? h('span', { class: 'muted small' }, ` · ${r.spectators} watching`) : null),
           optionSummary(r),

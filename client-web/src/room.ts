@@ -5,7 +5,7 @@ import { addBot, type BotLevel, go, joinRoom, leaveRoom, replayKey, sendChat, st
 import type { JsonObject, Move } from './protocol';
 import { arr, field, num } from './protocol';
 import { h } from './render';
-import { changed, gameName, locked, mySeat, room, RoomData, seatName, state } from './state';
+import { changed, gameName, locked, mySeat, room, RoomData, seatName, state, tableName } from './state';
 import { readable } from './notation';
 import { TableCtx, makeCtx, legalOf, moveButton, promptBar, felt, errorLine, playArea } from './tables/common';
 import { bigTwoTable } from './tables/bigtwo';
@@ -37,7 +37,7 @@ export function roomView(id: string): HTMLElement {
   const info = r.info;
   if (!info) {
     return h('main', { class: 'room', 'data-testid': 'room-loading' },
-      h('section', { class: 'panel' }, h('h2', null, 'Table ', h('code', null, id)),
+      h('section', { class: 'panel' }, h('h2', null, 'Opening the table'),
         r.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'move-error' }, readable(r.error)) : h('p', { class: 'muted' }, 'Opening the table…'),
         h('button', { type: 'button', onclick: () => go({ page: 'lobby' }) }, 'Back to the lobby')));
   }
@@ -57,7 +57,7 @@ function header(id: string, r: RoomData, me: number | null): HTMLElement {
   const canStart = me !== null && info.status === 'waiting' && full;
   return h('div', { class: 'room-header' },
     h('div', { class: 'room-heading' },
-      h('h1', null, gameName(info.kind)),
+      h('h1', null, gameName(info.kind), h('span', { class: 'table-name muted', 'data-testid': 'table-name' }, ` · ${tableName(info)}`)),
       h('span', { class: `status status-${info.status}`, 'data-testid': 'room-status' }, info.status),
       me === null ? h('span', { class: 'tag', 'data-testid': 'spectating' }, 'watching') : h('span', { class: 'tag' }, `seat ${me + 1}`),
       info.spectators ? h('span', { class: 'muted small' }, `${info.spectators} watching`) : null),

@@ -1,7 +1,7 @@
 // The client's single store. Socket pushes and user actions mutate it through
 // the functions below; every mutation schedules one re-render.
 
-import type { ChatLine, GameInfo, GameResult, JsonObject, Message, Replay, RoomInfo, StatePush } from './protocol';
+import type { ChatLine, GameInfo, GameResult, JsonObject, Message, Replay, RoomInfo, SeatInfo, StatePush } from './protocol';
 import type { Status } from './socket';
 
 export type Route = { page: 'lobby' } | { page: 'room'; id: string }
@@ -137,6 +137,16 @@ export function gameName(kind: string): string {
   const g = state.games.find((x) => x.kind === kind);
   if (g) return g.name;
   return ({ bigtwo: 'Big Two', spades: 'Spades', bidwhist: 'Bid Whist', agram: 'Agram', splendor: 'Gem Merchants' } as Record<string, string>)[kind] ?? kind;
+}
+
+// A table as players call it: by the people at it ("alice's table", "alice & bob's table",
+// "alice, bob & 2 more"), never by its id; a table nobody sits at yet is "an empty table".
+export function tableName(info: RoomInfo): string {
+  const people = info.seats.filter((s): s is SeatInfo => s !== null && !s.bot).map((s) => s.name || 'a guest');
+  if (people.length === 0) return info.seats.some((s) => s?.bot) ? 'a table of bots' : 'an empty table';
+  if (people.length === 1) return `${people[0]}'s table`;
+  if (people.length === 2) return `${people[0]} & ${people[1]}'s table`;
+  return `${people[0]}, ${people[1]} & ${people.length - 2} more`;
 }
 
 // The seat this client occupies in a room, or null for a spectator.

@@ -39,6 +39,9 @@ export const scenarios = [
       const row = hal.page.getByTestId(`room-row-${room}`);
       await row.waitFor({ timeout: 3000 });
       env.log(`room ${room} listed in the other browser ${Date.now() - began} ms after its creation began`);
+      // The table is named by the people at it, not by its id.
+      await hal.page.waitForFunction((id) => document.querySelector(`[data-testid="room-row-${id}"] [data-testid="table-name"]`)?.textContent === "gina's table", room, { timeout: 3000 });
+      assert.ok(!(await row.textContent()).includes(room), 'the row does not show the room id');
       const seatsBefore = await row.textContent();
 
       // A bot takes seat 1 at gina's table: hal's row changes with it.
