@@ -3,6 +3,7 @@
 import { Message, Move, RoomInfo, ServerError, StatePush, GameInfo, JsonObject, Replay, field, readReplay, str } from './protocol';
 import { Socket, Status, identity } from './socket';
 import { announce } from './announce';
+import { turnChime } from './sound';
 import { describeEvent } from './events';
 import { changed, locked, ReplayData, room, RoomData, state } from './state';
 
@@ -137,7 +138,7 @@ function onPush(msg: Message): void {
         // The table on screen tells a screen reader what happened, and when it is this player's turn.
         if (state.route.page === 'room' && state.route.id === s.room) {
           for (const e of r.state.events) if (e && typeof e === 'object') announce(describeEvent(r, e as JsonObject));
-          if (r.state.prompt && !wasPrompted) announce('Your turn');
+          if (r.state.prompt && !wasPrompted) { announce('Your turn'); turnChime(); }
         }
         if (r.log.length > 200) r.log.splice(0, r.log.length - 200);
         // A refusal was about the previous state: the new one settles it (stale_state included).

@@ -9,6 +9,7 @@ import { focusOpenDialog, h, renderLoop } from './render';
 import { roomView } from './room';
 import { replayKeys, replayView } from './replay';
 import { identity } from './socket';
+import { lowTimeCheck, setSoundOn, soundOn, soundsPlayed } from './sound';
 import { changed, onChange, state } from './state';
 import { formatLeft } from './tables/common';
 import { fitPlayArea } from './fit';
@@ -44,6 +45,14 @@ function updateTitle(): void {
   if (document.title !== title) document.title = title;
 }
 
+// Sound on or off, remembered on this device; `data-played` counts the sounds played.
+function soundToggle(): HTMLElement {
+  const on = soundOn();
+  return h('button', { type: 'button', class: 'link sound-toggle', 'data-testid': 'sound-toggle', 'aria-pressed': on ? 'true' : 'false', 'data-played': soundsPlayed(),
+    title: on ? 'Sounds are on: a chime on your turn, a warning when your time runs low' : 'Sounds are off',
+    onclick: () => { setSoundOn(!on); changed(); } }, on ? 'Sound on' : 'Sound off');
+}
+
 function shell(): HTMLElement {
   updateTitle();
   const hasName = state.name !== '';
@@ -62,6 +71,7 @@ function shell(): HTMLElement {
       h('a', { class: 'brand', href: '#/', onclick: (e: Event) => { e.preventDefault(); go({ page: 'lobby' }); } }, h('span', { 'aria-hidden': 'true' }, '♠♥'), ' Parlor'),
       h('div', { class: 'topbar-right' },
         h('a', { class: 'link', href: '#/leaderboard', 'data-testid': 'leaderboard-link', onclick: (e: Event) => { e.preventDefault(); go({ page: 'leaderboard', kind: null }); } }, 'Leaderboard'),
+        soundToggle(),
         statusBadge(),
         hasName ? h('span', { class: 'me-name', 'data-testid': 'my-name' }, state.name) : null,
         hasName ? h('button', { type: 'button', class: 'link', 'data-testid': 'rename', onclick: () => { state.drafts.name = state.name; state.drafts.editingName = '1'; changed(); } }, 'change name') : null)),
@@ -90,6 +100,15 @@ setInterval(() => {
   document.querySelectorAll<HTMLElement>('[data-deadline]').forEach((el) => {
     el.textContent = formatLeft(Number(el.dataset.deadline) - Date.now());
   });
+  // The player's own turn clock running low is heard, once per turn (sound.ts).
+  if (state.route.page === 'room') {
+    const r = state.rooms.get(state.route.id);
+    const seat = r?.info?.you;
+    const left = r?.state?.deadline_ms;
+    if (r?.state && typeof seat === 'number' && r.state.to_act.includes(seat) && typeof left === 'number' && state.status === 'connected') {
+      lowTimeCheck(`${state.route.id}:${r.state.seq}`, (r.state.receivedAt ?? Date.now()) + left - Date.now());
+    }
+  }
 }, 1000);
 window.addEventListener('hashchange', onRoute);
 window.addEventListener('keydown', replayKeys);

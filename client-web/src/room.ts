@@ -57,7 +57,8 @@ function header(id: string, r: RoomData, me: number | null): HTMLElement {
   const canStart = me !== null && info.status === 'waiting' && full;
   return h('div', { class: 'room-header' },
     h('div', { class: 'room-heading' },
-      h('h1', null, gameName(info.kind), h('span', { class: 'table-name muted', 'data-testid': 'table-name' }, ` · ${tableName(info)}`)),
+      h('h1', null, gameName(info.kind)),
+      h('span', { class: 'table-name muted', 'data-testid': 'table-name' }, tableName(info)),
       h('span', { class: `status status-${info.status}`, 'data-testid': 'room-status' }, info.status),
       me === null ? h('span', { class: 'tag', 'data-testid': 'spectating' }, 'watching') : h('span', { class: 'tag' }, `seat ${me + 1}`),
       info.spectators ? h('span', { class: 'muted small' }, `${info.spectators} watching`) : null),

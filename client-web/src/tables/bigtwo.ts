@@ -11,8 +11,9 @@ import { short, sortBigTwo } from '../cards';
 import type { Move } from '../protocol';
 import { arr, field, num, str, strs } from '../protocol';
 import { h } from '../render';
+import { Arrivals } from '../motion';
 import { state } from '../state';
-import { cardsInline, felt, handEl, legalOf, moveButton, playArea, promptBar, sameSet, scoreTable, TableCtx } from './common';
+import { cardsInline, felt, handEl, legalOf, moveButton, playArea, promptBar, sameSet, scoreTable, slotOf, TableCtx } from './common';
 
 export function bigTwoTable(ctx: TableCtx): HTMLElement {
   const v = ctx.view;
@@ -28,9 +29,13 @@ export function bigTwoTable(ctx: TableCtx): HTMLElement {
   // When a deal ends the engine clears the table: show the winning play from the log instead.
   const last = lastPlay(ctx) ?? (str(v.phase) === 'finished' ? lastLoggedPlay(ctx) : null);
 
+  // A play new since the last render slides in from its player's side (motion.ts).
+  const arrivals = new Arrivals(ctx.id, 'play');
+  const moving = last === null ? null : arrivals.movingFor(`${last.seat}:${last.cards.join(',')}`);
+  arrivals.done();
   const centre = h('div', { class: 'bigtwo-centre', 'data-testid': 'last-play' },
     last
-      ? [h('div', { class: 'play-cards', 'data-seat': last.seat, style: `--n:${last.cards.length}` }, last.cards.map((c) => cardsInline([c]))),
+      ? [h('div', { class: `play-cards${moving === null ? '' : ' arrive'}`, 'data-seat': last.seat, 'data-from': slotOf(ctx, last.seat), style: `--n:${last.cards.length}${moving === null ? '' : `;--since:-${moving}ms`}` }, last.cards.map((c) => cardsInline([c]))),
         h('div', { class: 'play-by small' }, `${ctx.name(last.seat)}${last.combo ? ` · ${last.combo.replace(/_/g, ' ')}` : ''}`)]
       : h('div', { class: 'muted' }, str(v.phase) === 'finished' ? 'Deal over' : 'Fresh lead: any combination'),
     passed.length ? h('div', { class: 'passed-line small', 'data-testid': 'passed' }, `Passed: ${passed.map((s) => ctx.name(s)).join(', ')}`) : null);

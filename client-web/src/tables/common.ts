@@ -8,6 +8,7 @@ import { sendMove } from '../api';
 import type { JsonObject, Move, Prompt, RoomInfo, StatePush } from '../protocol';
 import { arr, field, num, str } from '../protocol';
 import { h } from '../render';
+import { Arrivals } from '../motion';
 import { readable } from '../notation';
 import { changed, locked, RoomData, seatName, state } from '../state';
 
@@ -157,11 +158,22 @@ export function playArea(feltEl: HTMLElement, prompt: HTMLElement, hand: HTMLEle
 }
 
 // Cards on the table, each placed in front of the seat that played it.
+// The trick in the centre; `winner` set: a completed trick, its winning card marked. A card
+// new since the last render slides in from its player's side; a trick just won makes its
+// winning card glow once (motion.ts).
 export function trickEl(ctx: TableCtx, plays: { seat: number; card: string }[], winner: number | null = null): HTMLElement {
-  return h('div', { class: 'trick', 'data-testid': 'trick' }, plays.map((p, i) => h('div', {
-    class: `trick-card${winner === p.seat ? ' winner' : ''}`, style: `${ringPosition(ctx, p.seat, 13, 17) ?? ''};z-index:${i + 1}`,
-    'data-seat': p.seat, 'data-slot': slotOf(ctx, p.seat),
-  }, cardEl(p.card, { small: false, title: `${ctx.name(p.seat)}: ${short(p.card)}` }))));
+  const arrivals = new Arrivals(ctx.id, winner === null ? 'trick' : 'won');
+  const won = winner === null ? null : arrivals.movingFor(plays.map((p) => `${p.seat}:${p.card}`).join(' '));
+  const el = h('div', { class: 'trick', 'data-testid': 'trick' }, plays.map((p, i) => {
+    const moving = winner === null ? arrivals.movingFor(`${p.seat}:${p.card}`) : winner === p.seat ? won : null;
+    return h('div', {
+      class: `trick-card${winner === p.seat ? ' winner' : ''}${moving === null ? '' : winner === null ? ' arrive' : ' won-now'}`,
+      style: `${ringPosition(ctx, p.seat, 13, 17) ?? ''};z-index:${i + 1}${moving === null ? '' : `;--since:-${moving}ms`}`,
+      'data-seat': p.seat, 'data-slot': slotOf(ctx, p.seat),
+    }, cardEl(p.card, { small: false, title: `${ctx.name(p.seat)}: ${short(p.card)}` }));
+  }));
+  arrivals.done();
+  return el;
 }
 
 export interface HandOptions {

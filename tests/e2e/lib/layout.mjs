@@ -22,6 +22,11 @@ export async function settle(page) {
 // Returns a list of problems (empty when the layout is right). Measured in one
 // evaluate: every render replaces the elements, so separate look-ups could mix two renders.
 export async function layoutProblems(page) {
+  // Cards that are still sliding into place (motion.ts) are measured where they come to rest.
+  await page.evaluate(() => Promise.race([
+    Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))),
+    new Promise((resolve) => setTimeout(resolve, 1500)),
+  ]));
   return page.evaluate(() => {
     window.scrollTo(0, 0);
     const problems = [];
