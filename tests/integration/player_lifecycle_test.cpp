@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include "tests/support/server_fixture.h"
@@ -274,13 +275,14 @@ TEST(RevokeToken, TheOldTokenStopsWorkingTheConnectionStaysAndTheNewTokenResumes
 // hellos of a batch pipelined, so the store commits each batch together rather than one
 // fsync each), against a server that forgets a player 1 s after it left. Sizing: 10,000
 // connections are what the issue asks for; at most 200 are open at once (well under the
-// descriptor limit); on this two-core machine the run takes about 6 s (1,800 players a
-// second), 60 s at a tenth of that speed. The bound: a player is held at most the idle period
-// and a sweep interval (a quarter of it) after it left, and the gauge also counts those who
-// came since its last sweep, so the server and the store hold the players of the last 1.5 s
-// at most: at the rate the run achieved, with half again for scheduling noise, which is far
-// fewer than 10,000. Once the run ends they drain to the seated player alone, who sits in a
-// live room all along and is never forgotten.
+// descriptor limit); on this two-core machine the run takes 5 to 10 s (1,000 to 1,800
+// players a second), 60 s at a tenth of the slower speed. The bound: a player is held at most
+// the idle period and a sweep interval (a quarter of it) after it left; with 1.75 s more for
+// the timer and the store's writer on a busy machine, every sample of the server's memory
+// and of the store must hold no more than the keeper and the players who left within the
+// last 3 s (counted from the batches' own times, not from an average rate), far fewer than
+// 10,000. Once the run ends they drain to the seated player alone, who sits in a live room
+// all along and is never forgotten.
 TEST(PlayerRetention, TenThousandAnonymousPlayersLeaveTheStoreAndMemoryBounded) {
   constexpr int kPlayers = 10'000;
   constexpr int kBatch = 200;
@@ -297,9 +299,23 @@ TEST(PlayerRetention, TenThousandAnonymousPlayersLeaveTheStoreAndMemoryBounded) 
   const std::string room = created["room"].get<std::string>();
   keeper.reset();  // away, but seated in a live (waiting) room
 
+  constexpr auto kHeldAtMost = 3s;
+  using SteadyClock = std::chrono::steady_clock;
+  // When each batch was gone (all its connections dropped): the players who left by then.
+  std::vector<std::pair<SteadyClock::time_point, int>> left;
+  // The players who may still be held at `now`: those who left within kHeldAtMost, the
+  // keeper, and the batch being dropped.
+  auto allowed = [&](SteadyClock::time_point now, int done) {
+    int gone_before = 0;
+    for (const auto& [at, count] : left) {
+      if (at < now - kHeldAtMost) gone_before = count;
+    }
+    return static_cast<std::int64_t>(done - gone_before) + 1;
+  };
   std::int64_t peak_memory = 0;
   std::int64_t peak_store = 0;
-  const auto started = std::chrono::steady_clock::now();
+  std::int64_t worst_excess = std::numeric_limits<std::int64_t>::min();
+  const auto started = SteadyClock::now();
   for (int done = 0; done < kPlayers; done += kBatch) {
     std::vector<std::unique_ptr<TestClient>> batch;
     for (int i = 0; i < kBatch; ++i) {
@@ -314,22 +330,25 @@ TEST(PlayerRetention, TenThousandAnonymousPlayersLeaveTheStoreAndMemoryBounded) 
       ASSERT_TRUE(welcome) << "no welcome in batch " << done / kBatch;
     }
     batch.clear();  // every connection of the batch drops
+    left.emplace_back(SteadyClock::now(), done + kBatch);
     if ((done / kBatch) % 5 == 4) {
-      peak_memory = std::max(peak_memory, players_in_memory(server.port()));
-      peak_store = std::max(peak_store, stored(dir, "SELECT count(*) FROM players"));
+      const std::int64_t in_memory = players_in_memory(server.port());
+      const std::int64_t in_store = stored(dir, "SELECT count(*) FROM players");
+      const std::int64_t bound = allowed(SteadyClock::now(), done + kBatch);
+      peak_memory = std::max(peak_memory, in_memory);
+      peak_store = std::max(peak_store, in_store);
+      worst_excess = std::max(worst_excess, std::max(in_memory, in_store) - bound);
+      EXPECT_LE(in_memory, bound) << "in memory after " << done + kBatch << " players";
+      EXPECT_LE(in_store, bound) << "stored after " << done + kBatch << " players";
     }
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const double per_second = kPlayers / seconds;
-  // The players of the last 1.5 s, with half again, plus the keeper.
-  const auto bound = static_cast<std::int64_t>(per_second * 1.5 * 1.5) + 1;
+  const double seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
   std::cout << "[ soak     ] " << kPlayers << " players in " << seconds << " s ("
-            << static_cast<int>(per_second) << "/s); peak in memory " << peak_memory
-            << ", peak stored " << peak_store << ", bound " << bound << '\n';
+            << static_cast<int>(kPlayers / seconds) << "/s); peak in memory " << peak_memory
+            << ", peak stored " << peak_store
+            << "; at worst the bound (players who left in the last 3 s) minus the count was "
+            << -worst_excess << '\n';
   EXPECT_GT(peak_memory, 0);
-  EXPECT_LE(peak_memory, bound);
-  EXPECT_LE(peak_store, bound);
   EXPECT_LT(std::max(peak_memory, peak_store), kPlayers) << "nobody was forgotten during the run";
 
   // Drained: within the idle period and a few sweeps only the keeper is left.
