@@ -25,6 +25,8 @@ constexpr std::string_view kCommandNames[] = {
     "unsubscribe_lobby",
     "quick_play",
     "cancel_quick_play",
+    "rename",
+    "revoke_token",
 };
 static_assert(std::size(kCommandNames) == std::variant_size_v<Command>,
               "every Command alternative needs its wire name");

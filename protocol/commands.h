@@ -23,6 +23,14 @@ struct Hello {
 
 struct ListGames {};
 
+// {"type":"rename","name":N}: the caller's new name, checked as hello's.
+struct Rename {
+  std::string name;  // trimmed, 1..max_name_bytes, no control characters
+};
+
+// {"type":"revoke_token"}: the caller's token stops working; the answer carries a new one.
+struct RevokeToken {};
+
 // list_rooms, optionally filtered and paged. Rooms come in the order of their ids, so a page
 // that ends at room X continues with the rooms after X however the list changes meanwhile.
 struct ListRooms {
@@ -109,9 +117,10 @@ struct GetReplay {
   std::optional<int> game;  // 1, 2, ... (rematches); absent: the room's latest game
 };
 
-using Command = std::variant<Hello, ListGames, ListRooms, CreateRoom, JoinRoom, WatchRoom,
-                             LeaveRoom, AddBot, Start, Chat, Ping, Move, LegalMoves, GetReplay,
-                             SubscribeLobby, UnsubscribeLobby, QuickPlay, CancelQuickPlay>;
+using Command =
+    std::variant<Hello, ListGames, ListRooms, CreateRoom, JoinRoom, WatchRoom, LeaveRoom, AddBot,
+                 Start, Chat, Ping, Move, LegalMoves, GetReplay, SubscribeLobby, UnsubscribeLobby,
+                 QuickPlay, CancelQuickPlay, Rename, RevokeToken>;
 
 // The wire `type` of a command, e.g. "create_room": for logs and per-type metrics.
 std::string_view command_name(const Command& command);

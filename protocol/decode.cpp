@@ -202,6 +202,25 @@ Command decode_hello(Reader& reader) {
   return hello;
 }
 
+Command decode_rename(Reader& reader) {
+  Rename rename;
+  std::optional<std::string> raw = reader.optional_string("name");
+  if (!raw) {
+    reader.fail(R"(rename needs a string "name")");
+    return rename;
+  }
+  // The same rules as hello's name, and the same message when one is broken.
+  std::string error;
+  if (std::optional<std::string> name = normalize_name(*raw, reader.limits(), error)) {
+    rename.name = std::move(*name);
+  } else {
+    reader.fail(std::move(error));
+  }
+  return rename;
+}
+
+Command decode_revoke_token(Reader& /*reader*/) { return RevokeToken{}; }
+
 Command decode_list_games(Reader& /*reader*/) { return ListGames{}; }
 // The statuses list_rooms can filter on: those of protocol/encode.h's RoomStatus.
 constexpr std::string_view kRoomStatuses[] = {"waiting", "playing", "finished", "frozen", "paused"};
@@ -328,6 +347,8 @@ constexpr Decoder kDecoders[] = {
     {"unsubscribe_lobby", decode_unsubscribe_lobby},
     {"quick_play", decode_table_request<QuickPlay>},
     {"cancel_quick_play", decode_cancel_quick_play},
+    {"rename", decode_rename},
+    {"revoke_token", decode_revoke_token},
 };
 
 DecodeResult decode_message(Json& message, const Limits& limits) {

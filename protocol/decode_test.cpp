@@ -153,7 +153,8 @@ TEST(Decode, CommandNameIsTheWireType) {
         R"({"type":"leave_room","room":"r"})", R"({"type":"add_bot","room":"r","seat":0})",
         R"({"type":"start","room":"r"})", R"({"type":"chat","room":"r","text":"hi"})",
         R"({"type":"ping"})", R"({"type":"move","room":"r","move":{}})",
-        R"({"type":"legal_moves","room":"r"})", R"({"type":"get_replay","room":"r"})"}) {
+        R"({"type":"legal_moves","room":"r"})", R"({"type":"get_replay","room":"r"})",
+        R"({"type":"rename","name":"b"})", R"({"type":"revoke_token"})"}) {
     const Request request = decoded(frame);
     EXPECT_EQ(command_name(request.command), Json::parse(frame)["type"].get<std::string>());
   }
@@ -402,6 +403,20 @@ TEST(DecodeHello, NameRules) {
         << name;
   }
   EXPECT_EQ(refusal(R"({"type":"hello","protocol":1,"name":7})"), "\"name\" must be a string");
+}
+
+TEST(DecodeRename, TheNameFollowsHellosRulesWithHellosMessages) {
+  EXPECT_EQ(command<Rename>(R"({"type":"rename","name":"  Zoë 🂡  "})").name, "Zoë 🂡");
+  command<RevokeToken>(R"({"type":"revoke_token"})");
+  // Each bad name is refused with the message hello gives for it.
+  for (const std::string& name :
+       std::vector<std::string>{R"("")", R"("   \t ")", "\"" + std::string(33, 'n') + "\"",
+                                R"("a\u0007")", R"("\u202eevil")", "7", "[]"}) {
+    const std::string hello = refusal(R"({"type":"hello","protocol":1,"name":)" + name + "}");
+    EXPECT_EQ(refusal(R"({"type":"rename","name":)" + name + "}"), hello) << name;
+  }
+  EXPECT_EQ(refusal(R"({"type":"rename"})"), R"(rename needs a string "name")");
+  EXPECT_EQ(refusal(R"({"type":"rename","name":null})"), R"(rename needs a string "name")");
 }
 
 TEST(DecodeHello, TokenRulesAndNeedsNameOrToken) {

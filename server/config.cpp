@@ -159,6 +159,10 @@ const std::map<std::string, Flag>& flags() {
        {"keep finished games (replays) in the store for (default 720; "
         "0: forever)",
         duration_flag(&ServerConfig::replay_retention, 24L * 365 * 100)}},
+      {"token-idle-s",
+       {"a player away this long, in no room, loses its token and is forgotten (default "
+        "2592000, 30 days; 0: never)",
+        duration_flag(&ServerConfig::token_idle, 86'400L * 365 * 100)}},
       {"data-dir",
        {"directory of the SQLite store (default ./data; created if missing)",
         [](const std::string& v, ServerConfig& c) {

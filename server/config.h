@@ -39,6 +39,10 @@ struct ServerConfig {
   std::chrono::microseconds store_batch_window{500};
   // Finished and abandoned rooms stay in the store this long (their replays); 0: forever.
   std::chrono::hours replay_retention{24 * 30};
+  // A player away this long, in no room, loses its token (invalid_token) and is forgotten:
+  // from memory, and from the store unless it left a rating, a seat or a room there
+  // (docs/OPERATIONS.md, "Player retention"). 0: never.
+  std::chrono::seconds token_idle{86'400L * 30};
 
   std::string tls_cert;  // PEM files; both set turns on https/wss on the same port
   std::string tls_key;

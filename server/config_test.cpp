@@ -155,6 +155,21 @@ TEST(Config, ReplayRetention) {
   EXPECT_NE(error.find("--replay-retention-hours"), std::string::npos);
 }
 
+TEST(Config, TokenIdlePeriod) {
+  std::string error;
+  auto defaults = parse({}, error);
+  ASSERT_TRUE(defaults) << error;
+  EXPECT_EQ(defaults->token_idle, std::chrono::hours(24 * 30));
+  auto never = parse({"--token-idle-s", "0"}, error);
+  ASSERT_TRUE(never) << error;
+  EXPECT_EQ(never->token_idle.count(), 0);
+  auto short_period = parse({"--token-idle-s=90"}, error);
+  ASSERT_TRUE(short_period) << error;
+  EXPECT_EQ(short_period->token_idle, std::chrono::seconds(90));
+  EXPECT_FALSE(parse({"--token-idle-s", "-1"}, error));
+  EXPECT_NE(error.find("--token-idle-s"), std::string::npos) << error;
+}
+
 // A cluster node drains by default (long enough for two of the proxy's health checks); a
 // single server does not, unless told.
 TEST(Config, DrainDefaultsByModeAndFlag) {
@@ -304,6 +319,11 @@ TEST(ConfigFile, IsALayerUnderTheEnvironmentAndTheFlags) {
   EXPECT_EQ(layered->port, 9002);
   EXPECT_EQ(layered->threads, 3);
   EXPECT_EQ(layered->rate_burst, 50);
+
+  const TempConfig retention("token-idle-s = 604800\n");
+  auto week = parse({"--config", retention.path().c_str()}, error);
+  ASSERT_TRUE(week) << error;
+  EXPECT_EQ(week->token_idle, std::chrono::hours(24 * 7));
 }
 
 TEST(ConfigFile, NamedByTheEnvironmentOrTheLastFlag) {

@@ -22,12 +22,24 @@ using TokenHash = std::array<unsigned char, 32>;
 
 class Player {
  public:
-  Player(std::string id, std::string name, TokenHash token_hash)
-      : id_(std::move(id)), name_(std::move(name)), token_hash_(token_hash) {}
+  Player(std::string id, std::string name, TokenHash token_hash, std::int64_t created_ms = 0,
+         std::int64_t last_seen_ms = 0)
+      : id_(std::move(id)),
+        created_ms_(created_ms),
+        name_(std::move(name)),
+        token_hash_(token_hash),
+        last_seen_ms_(last_seen_ms) {}
 
   const std::string& id() const { return id_; }
-  const std::string& name() const { return name_; }
-  const TokenHash& token_hash() const { return token_hash_; }
+  // Copies: rename and revoke_token change them while rooms and sessions read them.
+  std::string name() const;
+  TokenHash token_hash() const;
+  std::int64_t created_ms() const { return created_ms_; }
+  // When the player was last connected (Unix ms): its connection's start or end.
+  std::int64_t last_seen_ms() const;
+  void set_name(std::string name);
+  // Notes `now_ms` as the last-seen time of a player still connected.
+  void touch(std::int64_t now_ms);
 
   // Queues a frame on the player's live connection, if any.
   void send(const Frame& frame) const;
@@ -35,9 +47,15 @@ class Player {
   // The live connection, or null.
   std::shared_ptr<Connection> connection() const;
   // Makes `connection` the live one; returns the previous live connection (to be closed).
+  // Both attach and detach note the time as the player's last-seen time.
   std::shared_ptr<Connection> attach(const std::shared_ptr<Connection>& connection);
   // Forgets `connection` if it is still the live one; returns whether it was.
   bool detach(const Connection* connection);
+
+  // Whether the player is away, has been for longer than `idle_ms`, and sits in or watches
+  // no room here: then its token no longer opens the identity, and the identity may be
+  // forgotten (docs/OPERATIONS.md, "Player retention"). idle_ms 0: never.
+  bool idle_past(std::int64_t now_ms, std::int64_t idle_ms) const;
 
   // Rooms the player sits in or watches, for resuming after a reconnect.
   void add_room(const std::string& room);
@@ -49,10 +67,14 @@ class Player {
   void change_open_rooms_created(int delta);
 
  private:
+  friend class Identity;  // replaces the token hash under its own lock (replace_token)
+
   const std::string id_;
-  const std::string name_;
-  const TokenHash token_hash_;
+  const std::int64_t created_ms_;
   mutable std::mutex mutex_;
+  std::string name_;
+  TokenHash token_hash_;
+  std::int64_t last_seen_ms_;
   std::weak_ptr<Connection> connection_;
   std::set<std::string> rooms_;
   int open_rooms_created_ = 0;
@@ -67,6 +89,19 @@ class Identity {
   std::shared_ptr<Player> find(const std::string& player_id) const;
   // Registers a player restored from storage.
   void restore(const std::shared_ptr<Player>& player);
+  // Gives `player` a fresh token (returned in `token`): the old one stops working at once.
+  void replace_token(const std::shared_ptr<Player>& player, std::string& token);
+  // Takes what another node may have changed (cluster mode: the shared store's record):
+  // the token hash, the name, a later last-seen time.
+  void refresh(const std::shared_ptr<Player>& player, const TokenHash& token_hash, std::string name,
+               std::int64_t last_seen_ms);
+  // Forgets every player idle_past(now_ms, idle_ms); returns how many. Rooms and sessions
+  // that still hold one keep it alive; only its token and its place here go.
+  std::size_t evict_idle(std::int64_t now_ms, std::int64_t idle_ms);
+  // Players known now.
+  std::size_t size() const;
+  // The players with a live connection.
+  std::vector<std::shared_ptr<Player>> connected_players() const;
 
   static TokenHash hash_token(const std::string& token);
 
@@ -75,6 +110,9 @@ class Identity {
   std::unordered_map<std::string, std::shared_ptr<Player>> by_id_;
   std::unordered_map<std::string, std::shared_ptr<Player>> by_hash_;  // key: hash bytes
 };
+
+// The wall clock in Unix milliseconds: players' created and last-seen times.
+std::int64_t unix_now_ms();
 
 // Random identifiers: `bytes` random bytes, hex-encoded (RAND_bytes).
 std::string random_hex(std::size_t bytes);

@@ -69,6 +69,7 @@ std::string Metrics::prometheus_text(const std::map<std::string, std::int64_t>& 
           accept_errors.load());
   counter("parlor_lobby_subscribers", "Connections subscribed to the lobby push.", "gauge",
           lobby_subscribers.load());
+  counter("parlor_players", "Players known in memory (connected or not).", "gauge", players.load());
   counter("parlor_lobby_push_frames_total",
           "room_added, room_changed and room_removed frames sent to lobby subscribers.", "counter",
           lobby_push_frames.load());

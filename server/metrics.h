@@ -58,6 +58,8 @@ class Metrics {
   std::atomic<std::uint64_t> cluster_link_bytes_sent{0};
   // Lobby push: connections subscribed now, and the frames sent to them.
   std::atomic<std::int64_t> lobby_subscribers{0};
+  // Players known in memory now (player retention forgets idle ones).
+  std::atomic<std::int64_t> players{0};
   std::atomic<std::uint64_t> lobby_push_frames{0};
 
   void count_reject(const std::string& code);

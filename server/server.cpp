@@ -41,6 +41,7 @@ void Server::start() {
   }
   state_->lobby().start_sweeper();
   state_->start_lobby_feed();
+  state_->start_player_sweeper();
   const int count = config_.threads > 0
                         ? config_.threads
                         : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
@@ -70,6 +71,7 @@ void Server::stop() {
     listener_->stop();
     state_->lobby().shutdown();
     state_->stop_lobby_feed();
+    state_->stop_player_sweeper();
     // A node that drains is restarted or replaced while the service goes on (in a cluster
     // another node takes its rooms over at once): 1012 tells clients to reconnect and resume.
     // A single server without a drain is going away (1001).

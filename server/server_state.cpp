@@ -91,6 +91,10 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
           } else {
             reply_error(client, id, ErrorCode::kNotQueued, "you are not waiting for a table");
           }
+        } else if constexpr (std::is_same_v<T, protocol::Rename>) {
+          rename(client, command, id);
+        } else if constexpr (std::is_same_v<T, protocol::RevokeToken>) {
+          revoke_token(client, id);
         } else if constexpr (std::is_same_v<T, protocol::Ping>) {
           send(protocol::encode_pong(id));
         } else if constexpr (std::is_same_v<T, protocol::CreateRoom>) {
@@ -142,7 +146,8 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
   return done;
 }
 
-bool ServerState::hello(ClientContext& client, const protocol::Hello& request, const Json& id) {
+bool ServerState::hello(ClientContext& client, const protocol::Hello& request, const Json& id,
+                        bool checked_in_store) {
   if (client.player) {
     reply_error(client, id, ErrorCode::kNotAllowed, "this connection has already said hello");
     return true;
@@ -155,10 +160,14 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
   std::string token;
   std::shared_ptr<Player> player;
   if (request.token) {
-    player = identity_.resume(*request.token);
-    if (!player && cluster_store_ && client.finish_later) {
+    // In a cluster the shared store has the token's current state: every node's revocations,
+    // renames and last-seen times.
+    if (cluster_store_ && client.finish_later && !checked_in_store) {
       return hello_with_stored_token(client, request, id);
     }
+    player = identity_.resume(*request.token);
+    // An expired token is refused as an unknown one.
+    if (player && token_expired(*player)) player = nullptr;
     if (!player) {
       reply_error(client, id, ErrorCode::kInvalidToken,
                   "unknown or expired token; say hello with a name to start afresh");
@@ -167,24 +176,20 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
     token = *request.token;  // back to its owner only
   } else if (request.name) {
     player = identity_.create(*request.name, token);
+    metrics_.players.fetch_add(1);  // exact again at the next sweep (player_lifecycle.cpp)
     if (store_) {
       // The token is handed out only once the player is stored: a crash right after the
       // welcome must not leave the client holding a token the restarted server never knew.
       client.player = player;
       player->attach(client.connection);
-      store_->save_player(
-          PlayerRecord{player->id(), player->name(), player->token_hash(),
-                       std::chrono::duration_cast<std::chrono::milliseconds>(
-                           std::chrono::system_clock::now().time_since_epoch())
-                           .count()},
-          [connection = client.connection, id, player_id = player->id(), token,
-           dev = config_.dev](WriteResult result) {
-            connection->send(make_frame(
-                result == WriteResult::kDurable
-                    ? protocol::encode_welcome(id, player_id, token, 1, dev)
-                    : protocol::encode_error(id, ErrorCode::kInternalError,
-                                             "your identity could not be stored; try again")));
-          });
+      save_player_record(*player, [connection = client.connection, id, player_id = player->id(),
+                                   token, dev = config_.dev](WriteResult result) {
+        connection->send(make_frame(
+            result == WriteResult::kDurable
+                ? protocol::encode_welcome(id, player_id, token, 1, dev)
+                : protocol::encode_error(id, ErrorCode::kInternalError,
+                                         "your identity could not be stored; try again")));
+      });
       log_info("player " + player->id() + " joined" + from(client));
       if (links_ && !client.remote) links_->said_hello(client, /*resumed=*/false);
       return true;
@@ -201,6 +206,7 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
   client.connection->send(
       make_frame(protocol::encode_welcome(id, player->id(), token, 1, config_.dev)));
   log_info("player " + player->id() + (request.token ? " resumed" : " joined") + from(client));
+  if (!client.remote) store_last_seen(*player);
   for (const std::string& room_id : player->rooms()) {
     if (auto room = lobby_.find(room_id)) room->resume(player);
   }
@@ -226,13 +232,14 @@ bool ServerState::hello_with_stored_token(ClientContext& client, const protocol:
     // Back on the client's strand; `client` lives as long as its session, which runs this.
     finish([this, client, request, id, found, failed] {
       if (found) {
-        if (!identity_.find(found->id)) {
-          identity_.restore(std::make_shared<Player>(found->id, found->name, found->token_hash));
+        if (auto known = identity_.find(found->id)) {
+          identity_.refresh(known, found->token_hash, found->name, found->last_seen_ms);
+        } else {
+          identity_.restore(std::make_shared<Player>(found->id, found->name, found->token_hash,
+                                                     found->created_ms, found->last_seen_ms));
         }
-        if (identity_.resume(*request.token)) {
-          hello(*client, request, id);
-          return;
-        }
+        hello(*client, request, id, /*checked_in_store=*/true);
+        return;
       }
       reply_error(*client, id, failed ? ErrorCode::kInternalError : ErrorCode::kInvalidToken,
                   failed ? "your token could not be checked now; try again shortly"
@@ -344,6 +351,8 @@ void ServerState::disconnected(ClientContext& client) {
   if (links_ && !client.remote && client.connection) links_->gone(*client.connection);
   if (!client.player) return;
   if (!client.player->detach(client.connection.get())) return;  // a newer connection took over
+  // Its token's idle period counts from now (another node's client: that node keeps count).
+  if (!client.remote) store_last_seen(*client.player);
   // Nobody to seat any more: a table is not opened for a player who has gone.
   quick_play_.cancel(*client.player);
   for (const std::string& room_id : client.player->rooms()) {
@@ -386,7 +395,8 @@ void ServerState::open_store() {
   }
   const LoadedState stored = store_->load();
   for (const PlayerRecord& p : stored.players) {
-    identity_.restore(std::make_shared<Player>(p.id, p.name, p.token_hash));
+    identity_.restore(
+        std::make_shared<Player>(p.id, p.name, p.token_hash, p.created_ms, p.last_seen_ms));
   }
   lobby_.set_store(store_.get());
   const int frozen = lobby_.restore(stored, identity_);

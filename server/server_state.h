@@ -49,6 +49,9 @@ struct ClientContext {
   std::string address;
 };
 
+// The record the store keeps of `player` now.
+PlayerRecord player_record(const Player& player);
+
 class ServerState {
  public:
   ServerState(boost::asio::io_context& io, ServerConfig config);
@@ -89,6 +92,12 @@ class ServerState {
   // play's matchmaker (quick_play.h).
   void start_lobby_feed();
   void stop_lobby_feed();
+  // Player retention (player_lifecycle.cpp): every quarter of --token-idle-s (at most
+  // hourly) idle players are forgotten, in memory and in the store.
+  void start_player_sweeper();
+  void stop_player_sweeper();
+  // One pass of it (the timer's; tests call it too).
+  void sweep_players();
   // Leaves the cluster (after close_store(): every write this node made is stored first).
   void stop_cluster();
   ClusterNode* cluster() { return cluster_.get(); }
@@ -113,9 +122,12 @@ class ServerState {
 
  private:
   // Returns false when it finishes later (a token looked up in the cluster's store).
-  bool hello(ClientContext& client, const protocol::Hello& hello, const Json& id);
-  // Cluster mode: a token this node has not seen, looked up in the store off the I/O
-  // threads; the hello then goes on on the client's strand.
+  // `checked_in_store`: the cluster's store was read for this hello already.
+  bool hello(ClientContext& client, const protocol::Hello& hello, const Json& id,
+             bool checked_in_store = false);
+  // Cluster mode: a token looked up in the store off the I/O threads (another node may have
+  // revoked it, renamed its player or seen the player since); the hello then goes on on the
+  // client's strand.
   bool hello_with_stored_token(ClientContext& client, const protocol::Hello& hello, const Json& id);
   // list_rooms (in a cluster with every node's public rooms, other nodes' from Redis).
   void list_rooms(ClientContext& client, const protocol::ListRooms& query, const Json& id);
@@ -129,6 +141,19 @@ class ServerState {
   // Whether `kind` names a game; refuses the request with unknown_game when not.
   bool known_kind(ClientContext& client, const std::optional<std::string>& kind, const Json& id);
   void arm_lobby_feed();
+  // player_lifecycle.cpp: rename and revoke_token, answered once stored.
+  void rename(ClientContext& client, const protocol::Rename& request, const Json& id);
+  void revoke_token(ClientContext& client, const Json& id);
+  void arm_player_sweeper();
+  std::int64_t token_idle_ms() const;
+  // Whether the player's token no longer opens its identity (Player::idle_past).
+  bool token_expired(const Player& player) const;
+  // Queues the player's record as it is now on the store (none: nothing). Snapshot and queue
+  // are one step under player_writes_mutex_, so records of one player reach the store in the
+  // order they were taken: a sweep's last-seen write never puts back a revoked token's hash.
+  void save_player_record(const Player& player, DurableCallback on_durable);
+  // Writes the player's last-seen time (and the rest of its record), waiting for nothing.
+  void store_last_seen(const Player& player);
   void create_room(ClientContext& client, const protocol::CreateRoom& request, const Json& id,
                    Clock::time_point received);
   void reply_error(ClientContext& client, const Json& id, protocol::ErrorCode code,
@@ -149,6 +174,9 @@ class ServerState {
   boost::asio::steady_timer lobby_feed_timer_{io_};
   std::atomic<bool> lobby_feed_busy_{false};  // a publish is queued on the blocking pool
   std::atomic<bool> lobby_feed_stopped_{false};
+  std::mutex player_writes_mutex_;
+  boost::asio::steady_timer player_sweep_timer_{io_};
+  std::atomic<bool> player_sweeper_stopped_{false};
   std::atomic<bool> shutting_down_{false};
   boost::asio::thread_pool blocking_{1};
   std::mutex connections_mutex_;

@@ -356,7 +356,8 @@ void ClusterNode::take_over(const std::string& room, const std::string& dead_own
   boost::asio::post(io_, [this, taken = std::move(*taken), epoch = *epoch, dead_owner, started] {
     for (const PlayerRecord& p : taken.players) {
       if (!identity_.find(p.id)) {
-        identity_.restore(std::make_shared<Player>(p.id, p.name, p.token_hash));
+        identity_.restore(
+            std::make_shared<Player>(p.id, p.name, p.token_hash, p.created_ms, p.last_seen_ms));
       }
     }
     const bool identical = lobby_.adopt(taken.room, epoch, identity_, taken.spectators);

@@ -122,6 +122,12 @@ void Room::connection_changed(std::shared_ptr<Player> player) {
   });
 }
 
+void Room::renamed(std::shared_ptr<Player> player) {
+  net::post(strand_, [self = shared_from_this(), player = std::move(player)] {
+    self->run([&](Table& table, TableTime, Outbox& out) { table.renamed(*player, out); });
+  });
+}
+
 void Room::sweep() {
   net::post(strand_, [self = shared_from_this()] {
     self->run([&](Table& table, TableTime now, Outbox& out) { table.sweep(now, out); });

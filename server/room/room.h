@@ -63,6 +63,8 @@ class Room : public std::enable_shared_from_this<Room> {
   void resume(std::shared_ptr<Player> player);
   // A member's connection went away or came back: the `connected` flags changed.
   void connection_changed(std::shared_ptr<Player> player);
+  // A member took a new name (rename): its seat shows it from now on.
+  void renamed(std::shared_ptr<Player> player);
   // Removes the room (hooks.removed) when it is idle or finished long ago.
   void sweep();
   // Cluster mode: another node serves the room now (`new_node`: its host:port when known).

@@ -121,6 +121,9 @@ class Table {
   // their token, and get the room and the whole state pushed.
   void presence_changed(const std::shared_ptr<Player>& player, bool connected, bool resumed,
                         TableTime now, Outbox& out);
+  // The player took a new name: its seat shows it (the room is pushed and stored again when
+  // it sits here; a spectator's name is never shown).
+  void renamed(const Player& player, Outbox& out);
   // When advance() next has something to do: a bot's move, a turn clock or a grace period
   // running out. nullopt: nothing until a request comes.
   std::optional<Clock::time_point> next_deadline() const;

@@ -35,6 +35,16 @@ void Table::presence_changed(const std::shared_ptr<Player>& player, bool connect
   if (resumed && game_) push_state_to(player, now, out);
 }
 
+void Table::renamed(const Player& player, Outbox& out) {
+  const auto seat = seat_of(player);
+  if (!seat) return;
+  auto& occupant = *seats_[static_cast<std::size_t>(*seat)];
+  std::string name = player.name();
+  if (occupant.name == name) return;
+  occupant.name = std::move(name);
+  publish_room(out);
+}
+
 std::optional<Clock::time_point> Table::next_deadline() const {
   std::optional<Clock::time_point> next = bot_due_;
   auto consider = [&](Clock::time_point at) {

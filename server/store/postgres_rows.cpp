@@ -82,7 +82,8 @@ MoveRecord read_move(const Result& rows, int row) {
 }
 
 PlayerRecord read_player(const Result& rows, int row) {
-  PlayerRecord player{rows.text(row, 0), rows.text(row, 1), {}, rows.integer(row, 3)};
+  PlayerRecord player{
+      rows.text(row, 0), rows.text(row, 1), {}, rows.integer(row, 3), rows.integer(row, 4)};
   const std::string hash = rows.text(row, 2);
   if (hash.size() != 2 * player.token_hash.size()) {
     throw StoreError("player " + player.id + " has a token hash of " +

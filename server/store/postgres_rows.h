@@ -29,7 +29,7 @@ inline constexpr std::string_view kMoveColumns =
     "m.room_id, m.game_number, m.seq, m.seat, m.move, m.at_ms, m.state_hash, m.epoch";
 // Players, for read_player().
 inline constexpr std::string_view kPlayerColumns =
-    "p.id, p.name, encode(p.token_hash, 'hex'), p.created_ms";
+    "p.id, p.name, encode(p.token_hash, 'hex'), p.created_ms, p.last_seen_ms";
 
 RoomRecord read_room(const Result& rows, int row);
 // Fills in the seat of `room` a row of kSeatColumns describes.

@@ -151,6 +151,18 @@ CREATE TABLE ratings (
 );
 CREATE INDEX ratings_by_kind ON ratings (kind, (rating - 2 * deviation) DESC, player_id);
 )sql",
+    // 3 -> 4: when each player was last connected, for player retention, as SQLite's
+    // version 5 (docs/OPERATIONS.md, "Player retention"). The default is the time of the
+    // insert: a node still on the previous build (a rolling upgrade) inserts players without
+    // the column, and they must not look idle since 1970.
+    R"sql(
+ALTER TABLE players ADD COLUMN last_seen_ms bigint NOT NULL
+  DEFAULT (floor(extract(epoch FROM clock_timestamp()) * 1000))::bigint;
+UPDATE players SET last_seen_ms = created_ms;
+CREATE INDEX players_by_last_seen ON players (last_seen_ms);
+CREATE INDEX room_seats_by_player ON room_seats (player_id);
+CREATE INDEX rooms_by_creator ON rooms (creator_id);
+)sql",
 };
 
 // Taken (per transaction) while checking and migrating, so servers starting together on

@@ -16,7 +16,7 @@ namespace parlor::server::pg {
 // parlor_schema.application_id of a Parlor database: "PRLR", as SQLite's application_id.
 inline constexpr std::int64_t kApplicationId = 0x50524C52;
 // The schema this build writes; migrations bring older databases up to it.
-inline constexpr std::int64_t kSchemaVersion = 3;
+inline constexpr std::int64_t kSchemaVersion = 4;
 // The SQLSTATE of a write refused by fencing (migration 2's triggers).
 inline constexpr std::string_view kFencedState = "PF409";
 

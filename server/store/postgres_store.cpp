@@ -72,8 +72,10 @@ constexpr std::pair<const char*, std::string_view> kStatements[] = {
     {"begin", "BEGIN"},
     {"commit", "COMMIT"},
     {"upsert_player",
-     "INSERT INTO players (id, name, token_hash, created_ms) VALUES ($1, $2, decode($3, 'hex'), $4)"
-     " ON CONFLICT (id) DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash"},
+     "INSERT INTO players (id, name, token_hash, created_ms, last_seen_ms)"
+     " VALUES ($1, $2, decode($3, 'hex'), $4, $5)"
+     " ON CONFLICT (id) DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash,"
+     " last_seen_ms = GREATEST(players.last_seen_ms, excluded.last_seen_ms)"},
     // An upsert, never a delete and insert: deleting the room would cascade to its games and
     // moves.
     {"upsert_room",
@@ -107,6 +109,12 @@ constexpr std::pair<const char*, std::string_view> kStatements[] = {
     {"prune_rooms",
      "DELETE FROM rooms WHERE status IN ('finished', 'abandoned') AND COALESCE(finished_ms,"
      " (SELECT max(started_ms) FROM games WHERE games.room_id = rooms.id), created_ms) < $1"},
+    // Players who leave nothing behind (store.h, prune_idle_players).
+    {"prune_players",
+     "DELETE FROM players WHERE last_seen_ms < $1"
+     " AND NOT EXISTS (SELECT 1 FROM ratings WHERE ratings.player_id = players.id)"
+     " AND NOT EXISTS (SELECT 1 FROM room_seats WHERE room_seats.player_id = players.id)"
+     " AND NOT EXISTS (SELECT 1 FROM rooms WHERE rooms.creator_id = players.id)"},
 };
 
 // A PostgreSQL array literal of one column of `rows`: every element quoted, NULL as NULL.
@@ -232,6 +240,10 @@ void PostgresStore::prune_ended_rooms(UnixMillis before_ms) {
   enqueue({PruneBefore{before_ms}, nullptr, std::chrono::steady_clock::now()});
 }
 
+void PostgresStore::prune_idle_players(UnixMillis before_ms) {
+  enqueue({PrunePlayers{before_ms}, nullptr, std::chrono::steady_clock::now()});
+}
+
 void PostgresStore::flush() {
   if (std::this_thread::get_id() == writer_.get_id()) {
     report("flush() called from an on_durable callback; it would never return");
@@ -335,6 +347,9 @@ std::string PostgresStore::describe(const Write& write) {
   if (const auto* prune = std::get_if<PruneBefore>(&write.record)) {
     return "pruning rooms that ended before " + std::to_string(prune->before_ms);
   }
+  if (const auto* idle = std::get_if<PrunePlayers>(&write.record)) {
+    return "pruning players last seen before " + std::to_string(idle->before_ms);
+  }
   if (const auto* rated = std::get_if<RatedGameRecord>(&write.record)) {
     return "the ratings of room " + rated->room_id + " game " + std::to_string(rated->game_number);
   }
@@ -343,9 +358,10 @@ std::string PostgresStore::describe(const Write& write) {
 
 void PostgresStore::add_steps(const Write& write, std::vector<pg::Step>& steps) {
   if (const auto* player = std::get_if<PlayerRecord>(&write.record)) {
-    steps.push_back({"upsert_player",
-                     {text(player->id, "the player id"), text(player->name, "the player's name"),
-                      pg::hex(player->token_hash), number(player->created_ms)}});
+    steps.push_back(
+        {"upsert_player",
+         {text(player->id, "the player id"), text(player->name, "the player's name"),
+          pg::hex(player->token_hash), number(player->created_ms), number(player->last_seen_ms)}});
   } else if (const auto* room = std::get_if<RoomRecord>(&write.record)) {
     if (room->occupants.size() > static_cast<std::size_t>(std::max(room->seats, 0))) {
       throw std::invalid_argument(std::to_string(room->occupants.size()) + " occupants for " +
@@ -387,6 +403,8 @@ void PostgresStore::add_steps(const Write& write, std::vector<pg::Step>& steps) 
           number(move->epoch)}});
   } else if (const auto* prune = std::get_if<PruneBefore>(&write.record)) {
     steps.push_back({"prune_rooms", {number(prune->before_ms)}});
+  } else if (const auto* idle = std::get_if<PrunePlayers>(&write.record)) {
+    steps.push_back({"prune_players", {number(idle->before_ms)}});
   }
 }
 

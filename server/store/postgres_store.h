@@ -85,6 +85,7 @@ class PostgresStore final : public Store {
   void append_move(MoveRecord move, DurableCallback on_durable) override;
   void record_rated_game(RatedGameRecord game, DurableCallback on_durable) override;
   void prune_ended_rooms(UnixMillis before_ms) override;
+  void prune_idle_players(UnixMillis before_ms) override;
   void flush() override;
   LoadedState load() override;
   std::optional<RoomHistory> load_room(const std::string& room_id) override;
@@ -98,8 +99,12 @@ class PostgresStore final : public Store {
   struct PruneBefore {
     UnixMillis before_ms = 0;
   };
+  struct PrunePlayers {
+    UnixMillis before_ms = 0;
+  };
   struct Write {
-    std::variant<FlushMarker, PlayerRecord, RoomRecord, MoveRecord, PruneBefore, RatedGameRecord>
+    std::variant<FlushMarker, PlayerRecord, RoomRecord, MoveRecord, PruneBefore, RatedGameRecord,
+                 PrunePlayers>
         record;
     DurableCallback on_durable;
     std::chrono::steady_clock::time_point queued_at;

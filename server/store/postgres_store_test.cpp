@@ -142,6 +142,28 @@ TEST_F(PostgresStoreTest, AVersion2DatabaseGainsTheRatingTables) {
   EXPECT_EQ(sql("SELECT games FROM ratings WHERE player_id = 'bot:greedy'"), "1");
 }
 
+// A database as the build before player retention (schema version 3) left it: its players
+// count as last seen when they were created, and the oldest are pruned first.
+TEST_F(PostgresStoreTest, AVersion3DatabaseGainsLastSeenTimes) {
+  sql(std::string(pg::migration(0)) +
+      "INSERT INTO parlor_schema (application_id, version) VALUES (" +
+      std::to_string(pg::kApplicationId) + ", 1);" + std::string(pg::migration(1)) +
+      std::string(pg::migration(2)) +
+      "UPDATE parlor_schema SET version = 3;"
+      "INSERT INTO players VALUES ('old', 'P', decode(repeat('00', 32), 'hex'), 10);"
+      "INSERT INTO players VALUES ('new', 'Q', decode(repeat('00', 32), 'hex'), 5000);");
+  auto store = open();
+  EXPECT_EQ(sql("SELECT version FROM parlor_schema"), std::to_string(pg::kSchemaVersion));
+  EXPECT_EQ(sql("SELECT last_seen_ms FROM players WHERE id = 'old'"), "10");
+  EXPECT_EQ(sql("SELECT last_seen_ms FROM players WHERE id = 'new'"), "5000");
+  store->prune_idle_players(1000);
+  store->flush();
+  const auto state = store->load();
+  ASSERT_EQ(state.players.size(), 1u);
+  EXPECT_EQ(state.players[0].id, "new");
+  EXPECT_EQ(state.players[0].last_seen_ms, 5000);
+}
+
 TEST_F(PostgresStoreTest, ADatabaseWithOtherTablesIsRefusedAndLeftUntouched) {
   sql("CREATE TABLE invoices (id integer)");
   const std::string error = open_error(url_);

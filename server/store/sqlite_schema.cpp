@@ -135,6 +135,15 @@ CREATE TABLE ratings (
 ) WITHOUT ROWID;
 CREATE INDEX ratings_by_kind ON ratings (kind, (rating - 2 * deviation) DESC, player_id);
 )sql",
+    // 4 -> 5: when each player was last connected, for player retention (docs/OPERATIONS.md,
+    // "Player retention"); a stored player counts as last seen when it was created.
+    R"sql(
+ALTER TABLE players ADD COLUMN last_seen_ms INTEGER NOT NULL DEFAULT 0;
+UPDATE players SET last_seen_ms = created_ms;
+CREATE INDEX players_by_last_seen ON players (last_seen_ms);
+CREATE INDEX room_seats_by_player ON room_seats (player_id);
+CREATE INDEX rooms_by_creator ON rooms (creator_id);
+)sql",
 };
 
 std::string data_file(const std::filesystem::path& file) { return "data file " + file.string(); }

@@ -117,11 +117,12 @@ struct SqliteStore::Statements {
         savepoint(db, "SAVEPOINT part"),
         release(db, "RELEASE part"),
         rollback_to(db, "ROLLBACK TO part"),
-        upsert_player(
-            db,
-            "INSERT INTO players (id, name, token_hash, created_ms) VALUES (?1, ?2, ?3, ?4)"
-            " ON CONFLICT (id) DO UPDATE SET name = excluded.name,"
-            " token_hash = excluded.token_hash"),
+        upsert_player(db,
+                      "INSERT INTO players (id, name, token_hash, created_ms, last_seen_ms)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5)"
+                      " ON CONFLICT (id) DO UPDATE SET name = excluded.name,"
+                      " token_hash = excluded.token_hash,"
+                      " last_seen_ms = max(last_seen_ms, excluded.last_seen_ms)"),
         // An upsert, never INSERT OR REPLACE: a replace deletes the row and cascades to the
         // room's games and moves.
         upsert_room(db,
@@ -188,13 +189,21 @@ struct SqliteStore::Statements {
                     "DELETE FROM rooms WHERE status IN ('finished', 'abandoned')"
                     " AND COALESCE(finished_ms,"
                     " (SELECT max(started_ms) FROM games WHERE games.room_id = rooms.id),"
-                    " created_ms) < ?1") {}
+                    " created_ms) < ?1"),
+        prune_players(db,
+                      "DELETE FROM players WHERE last_seen_ms < ?1"
+                      " AND NOT EXISTS (SELECT 1 FROM ratings WHERE ratings.player_id = players.id)"
+                      " AND NOT EXISTS (SELECT 1 FROM room_seats"
+                      " WHERE room_seats.player_id = players.id)"
+                      " AND NOT EXISTS (SELECT 1 FROM rooms WHERE rooms.creator_id = players.id)") {
+  }
 
   Statement begin, commit, rollback, savepoint, release, rollback_to;
   Statement upsert_player, upsert_room, delete_seats, insert_seat, upsert_game, insert_move;
   Statement append_log, archive_moves, relocate_moves, trim_below, trim_all;
   Statement insert_rated_game, select_rating, upsert_rating, insert_rated_seat;
   Statement prune_rooms;  // cascades to seats, games and moves
+  Statement prune_players;
 };
 
 SqliteStore::SqliteStore(SqliteStoreOptions options)
@@ -272,6 +281,10 @@ void SqliteStore::record_rated_game(RatedGameRecord game, DurableCallback on_dur
 
 void SqliteStore::prune_ended_rooms(UnixMillis before_ms) {
   enqueue({PruneBefore{before_ms}, nullptr, std::chrono::steady_clock::now()});
+}
+
+void SqliteStore::prune_idle_players(UnixMillis before_ms) {
+  enqueue({PrunePlayers{before_ms}, nullptr, std::chrono::steady_clock::now()});
 }
 
 void SqliteStore::flush() {
@@ -430,6 +443,9 @@ bool SqliteStore::write_one(const Write& write) {
     } else if (const auto* prune = std::get_if<PruneBefore>(&write.record)) {
       what = "pruning rooms that ended before " + std::to_string(prune->before_ms);
       statements_->prune_rooms.bind(1, prune->before_ms).run();
+    } else if (const auto* idle = std::get_if<PrunePlayers>(&write.record)) {
+      what = "pruning players last seen before " + std::to_string(idle->before_ms);
+      statements_->prune_players.bind(1, idle->before_ms).run();
     } else if (const auto* rated = std::get_if<RatedGameRecord>(&write.record)) {
       what =
           "the ratings of room " + rated->room_id + " game " + std::to_string(rated->game_number);
@@ -449,7 +465,7 @@ void SqliteStore::write_player(const PlayerRecord& player) {
   auto& s = statements_->upsert_player;
   s.bind(1, player.id).bind(2, player.name);
   s.bind_blob(3, player.token_hash.data(), static_cast<int>(player.token_hash.size()));
-  s.bind(4, player.created_ms);
+  s.bind(4, player.created_ms).bind(5, player.last_seen_ms);
   s.run();
 }
 
@@ -836,10 +852,14 @@ LoadedState SqliteStore::load() {
   auto& db = *reader_db_;
   return in_snapshot(db, file_, [&] {
     LoadedState state;
-    Statement players(db, "SELECT id, name, token_hash, created_ms FROM players ORDER BY id");
+    Statement players(
+        db, "SELECT id, name, token_hash, created_ms, last_seen_ms FROM players ORDER BY id");
     while (players.step()) {
-      PlayerRecord player{
-          players.column_text(0), players.column_text(1), {}, players.column_int(3)};
+      PlayerRecord player{players.column_text(0),
+                          players.column_text(1),
+                          {},
+                          players.column_int(3),
+                          players.column_int(4)};
       const std::string hash = players.column_blob(2);
       if (hash.size() != player.token_hash.size()) {
         throw StoreError("player " + player.id + " has a token hash of " +

@@ -348,6 +348,35 @@ TEST_F(SqliteStoreTest, AVersion3FileGainsTheRatingTables) {
   EXPECT_EQ(query("SELECT games FROM ratings WHERE player_id = 'bot:greedy'"), 1);
 }
 
+// A file as the build before player retention (schema version 4) left it: its players count
+// as last seen when they were created, and the oldest are pruned first.
+TEST_F(SqliteStoreTest, AVersion4FileGainsLastSeenTimes) {
+  fs::create_directories(dir_);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
+    std::string sql;
+    for (std::int64_t step = 0; step < 4; ++step) sql += std::string(sqlite::migration(step));
+    sql += "PRAGMA application_id = " + std::to_string(sqlite::kApplicationId) +
+           "; PRAGMA user_version = 4;"
+           "INSERT INTO players VALUES ('old', 'P', zeroblob(32), 10);"
+           "INSERT INTO players VALUES ('new', 'Q', zeroblob(32), 5000);";
+    char* error = nullptr;
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << error;
+    sqlite3_close(db);
+  }
+  auto store = open();
+  EXPECT_EQ(query("PRAGMA user_version"), sqlite::kSchemaVersion);
+  EXPECT_EQ(query("SELECT last_seen_ms FROM players WHERE id = 'old'"), 10);
+  EXPECT_EQ(query("SELECT last_seen_ms FROM players WHERE id = 'new'"), 5000);
+  store->prune_idle_players(1000);
+  store->flush();
+  const auto state = store->load();
+  ASSERT_EQ(state.players.size(), 1u);
+  EXPECT_EQ(state.players[0].id, "new");
+  EXPECT_EQ(state.players[0].last_seen_ms, 5000);
+}
+
 // A file as the build before the move log (schema version 2) left it, mid-game.
 TEST_F(SqliteStoreTest, AVersion2FileWithAnUnfinishedGameRecoversAfterMigration) {
   fs::create_directories(dir_);

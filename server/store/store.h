@@ -56,6 +56,8 @@ struct PlayerRecord {
   std::string name;
   TokenHash token_hash{};
   UnixMillis created_ms = 0;
+  // When the player was last connected; player retention forgets players idle long enough.
+  UnixMillis last_seen_ms = 0;
 };
 
 enum class StoredRoomStatus {
@@ -264,7 +266,8 @@ class Store {
  public:
   virtual ~Store() = default;
 
-  // Inserts or replaces the player (name and token hash).
+  // Inserts or replaces the player (name, token hash and last-seen time; a last-seen time
+  // never goes back).
   virtual void save_player(PlayerRecord player, DurableCallback on_durable) = 0;
   // Inserts or replaces the whole room record: at creation, and on every change of status,
   // seats, seed or game number (start, rematch, finish, a bot taking a seat over).
@@ -280,6 +283,11 @@ class Store {
   // Deletes the rooms that ended (finished or abandoned) before `before_ms`, with their seats,
   // games and moves: how long replays are kept. Queued behind the writes before it.
   virtual void prune_ended_rooms(UnixMillis before_ms) = 0;
+
+  // Deletes the players last seen before `before_ms` who leave nothing behind: no rating, no
+  // seat in a room the store still keeps, no room they created (docs/OPERATIONS.md, "Player
+  // retention"). Queued behind the writes before it.
+  virtual void prune_idle_players(UnixMillis before_ms) = 0;
 
   // Blocks until every write queued before the call has been committed (or has failed).
   // Never call it from an on_durable callback.

@@ -313,6 +313,67 @@ TEST_P(StoreTest, RoomsEndedBeforeTheRetentionCutoffAreDeletedWithTheirGamesAndM
   ASSERT_EQ(state.players.size(), 1u) << "players are kept";
 }
 
+// ---- player retention ----------------------------------------------------------------------
+
+PlayerRecord seen_at(PlayerRecord record, UnixMillis last_seen_ms) {
+  record.last_seen_ms = last_seen_ms;
+  return record;
+}
+
+std::set<std::string> player_ids(const LoadedState& state) {
+  std::set<std::string> ids;
+  for (const PlayerRecord& p : state.players) ids.insert(p.id);
+  return ids;
+}
+
+TEST_P(StoreTest, PlayersIdleBeforeTheCutoffWhoLeftNothingBehindAreDeleted) {
+  auto store = open();
+  store->save_player(seen_at(player("idle"), 100), nullptr);
+  store->save_player(seen_at(player("recent"), 5000), nullptr);
+  store->save_player(seen_at(player("seated"), 100), nullptr);
+  store->save_player(seen_at(player("creator"), 100), nullptr);
+  store->save_player(seen_at(player("rated"), 100), nullptr);
+  // A last-seen time never goes back: a late write of an older one changes nothing.
+  store->save_player(seen_at(player("back"), 5000), nullptr);
+  store->save_player(seen_at(player("back"), 100), nullptr);
+  // "seated" sits in a room that "creator" created and left.
+  RoomRecord waiting = room("waiting", "creator");
+  waiting.occupants[0] = SeatRecord{"seated", "Name seated", std::nullopt};
+  store->save_room(waiting, nullptr);
+  store->record_rated_game(rated_game("r", 1, {"rated", "bot:greedy"}, {0, 1}, {0, 1}), nullptr);
+  store->flush();
+  ASSERT_EQ(query("SELECT last_seen_ms FROM players WHERE id = 'back'"), 5000);
+
+  store->prune_idle_players(1000);
+  store->flush();
+  EXPECT_EQ(player_ids(store->load()),
+            (std::set<std::string>{"back", "creator", "rated", "recent", "seated"}));
+  EXPECT_TRUE(logged().empty()) << logged().front();
+
+  // Once the room's replay is pruned, the players it kept go at the next prune.
+  store->save_room(ended(started(waiting, 1, 5, 0)), nullptr);
+  store->prune_ended_rooms(1'750'000'000'000);
+  store->prune_idle_players(1000);
+  store->flush();
+  EXPECT_EQ(player_ids(store->load()), (std::set<std::string>{"back", "rated", "recent"}));
+  EXPECT_EQ(query("SELECT count(*) FROM ratings WHERE player_id = 'rated'"), 1)
+      << "a rated player keeps its rating and its row";
+}
+
+TEST_P(StoreTest, TheLastSeenTimeRoundTripsAcrossReopen) {
+  {
+    auto store = open();
+    store->save_player(seen_at(player("p1"), 1'700'000'123'456), nullptr);
+    store->flush();
+    close(*store);
+  }
+  auto store = open();
+  const auto state = store->load();
+  ASSERT_EQ(state.players.size(), 1u);
+  EXPECT_EQ(state.players[0].last_seen_ms, 1'700'000'123'456);
+  EXPECT_EQ(state.players[0].created_ms, 1'700'000'000'000);
+}
+
 // Moves whose JSON holds quotes, backslashes, braces, commas and non-ASCII text, written
 // together in one batch, come back as they were.
 TEST_P(StoreTest, MovesWithAnyTextComeBackAsWritten) {

@@ -862,6 +862,41 @@ TEST_F(ClusterTest, PlayersOnOtherNodesPlayARoomThroughLinksAndOutliveItsNode) {
 // the room is paused for its players, and a move meanwhile is refused. Once the database
 // answers again the room's node loads it again from what was stored (the takeover path, at a
 // new epoch) and pushes the state to the player, who plays on from the last stored move.
+// A token revoked on one node is refused by every node, also by one that knew the player
+// with its old token; the new token and a new name reach the other nodes through the store.
+TEST_F(ClusterTest, ARevokedTokenIsRefusedByEveryNodeAndARenameReachesThem) {
+  Cluster& cluster = make_cluster("revoke");
+  ASSERT_EQ(cluster.start_all(), "");
+  auto hello = [](TestClient& client, const std::string& token) {
+    return client.request({{"type", "hello"}, {"token", token}, {"protocol", 1}});
+  };
+  TestClient owner("127.0.0.1", cluster.node(0).port());
+  const Json welcome = owner.hello("ada");
+  const std::string old_token = welcome["token"];
+  {
+    TestClient elsewhere("127.0.0.1", cluster.node(1).port());
+    ASSERT_EQ(hello(elsewhere, old_token)["player"], welcome["player"]);
+  }  // node1 knows the player now, under its old token
+  TestClient again("127.0.0.1", cluster.node(0).port());
+  ASSERT_EQ(hello(again, old_token)["type"], "welcome");  // owner's connection is replaced
+  const Json answer = again.request({{"type", "revoke_token"}});
+  ASSERT_EQ(answer["type"], "token") << answer;
+  const std::string new_token = answer["token"];
+  ASSERT_EQ(again.request({{"type", "rename"}, {"name", "ada b"}})["type"], "ok");
+
+  for (int n = 0; n < kNodes; ++n) {
+    TestClient thief("127.0.0.1", cluster.node(n).port());
+    EXPECT_EQ(hello(thief, old_token)["code"], "invalid_token") << "node" << n;
+  }
+  TestClient moved("127.0.0.1", cluster.node(1).port());
+  ASSERT_EQ(hello(moved, new_token)["player"], welcome["player"]);
+  const Json created = moved.request({{"type", "create_room"}, {"kind", "bigtwo"}});
+  ASSERT_EQ(created["type"], "room_created") << created;
+  const auto push = moved.next_of("room");
+  ASSERT_TRUE(push);
+  EXPECT_EQ((*push)["seats"][0]["name"], "ada b") << "node1 took the new name from the store";
+}
+
 TEST_F(ClusterTest, APostgresOutagePausesARoomThatGoesOnOnceTheStoreAnswers) {
   Cluster& cluster = make_cluster("outage");
   ASSERT_EQ(cluster.start_all(), "");
