@@ -25,6 +25,11 @@ constexpr std::string_view kCommandNames[] = {
     "unsubscribe_lobby",
     "quick_play",
     "cancel_quick_play",
+    "remove_seat",
+    "lock_room",
+    "unlock_room",
+    "mute",
+    "unmute",
 };
 static_assert(std::size(kCommandNames) == std::variant_size_v<Command>,
               "every Command alternative needs its wire name");
