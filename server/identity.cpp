@@ -62,6 +62,21 @@ void Player::change_open_rooms_created(int delta) {
   open_rooms_created_ += delta;
 }
 
+bool Player::mute(const std::string& player_id) {
+  std::lock_guard lock(mutex_);
+  return muted_.insert(player_id).second;
+}
+
+bool Player::unmute(const std::string& player_id) {
+  std::lock_guard lock(mutex_);
+  return muted_.erase(player_id) > 0;
+}
+
+bool Player::mutes(const std::string& player_id) const {
+  std::lock_guard lock(mutex_);
+  return muted_.contains(player_id);
+}
+
 TokenHash Identity::hash_token(const std::string& token) {
   TokenHash out{};
   unsigned int length = 0;

@@ -48,6 +48,12 @@ class Player {
   int open_rooms_created() const;
   void change_open_rooms_created(int delta);
 
+  // Players whose chat this player no longer receives (mute / unmute; in memory only).
+  // mute() returns false when `player_id` was muted already, unmute() when it was not.
+  bool mute(const std::string& player_id);
+  bool unmute(const std::string& player_id);
+  bool mutes(const std::string& player_id) const;
+
  private:
   const std::string id_;
   const std::string name_;
@@ -55,6 +61,7 @@ class Player {
   mutable std::mutex mutex_;
   std::weak_ptr<Connection> connection_;
   std::set<std::string> rooms_;
+  std::set<std::string> muted_;
   int open_rooms_created_ = 0;
 };
 

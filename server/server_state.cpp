@@ -91,6 +91,9 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
           } else {
             reply_error(client, id, ErrorCode::kNotQueued, "you are not waiting for a table");
           }
+        } else if constexpr (std::is_same_v<T, protocol::Mute> ||
+                             std::is_same_v<T, protocol::Unmute>) {
+          set_muted(client, command.player, std::is_same_v<T, protocol::Mute>, id);
         } else if constexpr (std::is_same_v<T, protocol::Ping>) {
           send(protocol::encode_pong(id));
         } else if constexpr (std::is_same_v<T, protocol::CreateRoom>) {
@@ -135,6 +138,12 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
             room->move(caller(), std::move(command.move), command.seq);
           } else if constexpr (std::is_same_v<T, protocol::LegalMoves>) {
             room->legal_moves(caller());
+          } else if constexpr (std::is_same_v<T, protocol::RemoveSeat>) {
+            room->remove_seat(caller(), command.seat);
+          } else if constexpr (std::is_same_v<T, protocol::LockRoom>) {
+            room->set_locked(caller(), true);
+          } else if constexpr (std::is_same_v<T, protocol::UnlockRoom>) {
+            room->set_locked(caller(), false);
           }
         }
       },
@@ -206,6 +215,24 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
   // Cluster mode: the player's rooms on other nodes push themselves here too.
   if (links_ && !client.remote) links_->said_hello(client, request.token.has_value());
   return true;
+}
+
+void ServerState::set_muted(ClientContext& client, const std::string& player_id, bool muted,
+                            const Json& id) {
+  if (player_id == client.player->id()) {
+    return reply_error(client, id, ErrorCode::kNotAllowed, "you cannot mute yourself");
+  }
+  if (!identity_.find(player_id)) {
+    return reply_error(client, id, ErrorCode::kNoSuchPlayer,
+                       "no player " + protocol::quote_client_text(player_id, 32));
+  }
+  // Muting twice (or unmuting someone not muted) is answered ok: the result is as asked.
+  if (muted) {
+    client.player->mute(player_id);
+  } else {
+    client.player->unmute(player_id);
+  }
+  client.connection->send(make_frame(protocol::encode_ok(id)));
 }
 
 bool ServerState::hello_with_stored_token(ClientContext& client, const protocol::Hello& request,

@@ -131,6 +131,8 @@ class ServerState {
   void arm_lobby_feed();
   void create_room(ClientContext& client, const protocol::CreateRoom& request, const Json& id,
                    Clock::time_point received);
+  // mute / unmute: `client`'s player stops (or starts again) receiving `player_id`'s chat.
+  void set_muted(ClientContext& client, const std::string& player_id, bool muted, const Json& id);
   void reply_error(ClientContext& client, const Json& id, protocol::ErrorCode code,
                    const std::string& message);
 
