@@ -124,6 +124,16 @@ void Identity::restore(const std::shared_ptr<Player>& player) {
   by_hash_[std::string(hash.begin(), hash.end())] = player;
 }
 
+bool Identity::ban(const std::string& player_id) {
+  std::lock_guard lock(mutex_);
+  return banned_.insert(player_id).second;
+}
+
+bool Identity::banned(const std::string& player_id) const {
+  std::lock_guard lock(mutex_);
+  return banned_.contains(player_id);
+}
+
 std::string random_hex(std::size_t bytes) {
   std::string raw(bytes, '\0');
   if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(bytes)) != 1) {

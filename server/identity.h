@@ -75,12 +75,18 @@ class Identity {
   // Registers a player restored from storage.
   void restore(const std::shared_ptr<Player>& player);
 
+  // An administrator banned the player: its token is refused from then on (in memory: a
+  // restart forgets bans). Returns false when it was banned already.
+  bool ban(const std::string& player_id);
+  bool banned(const std::string& player_id) const;
+
   static TokenHash hash_token(const std::string& token);
 
  private:
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<Player>> by_id_;
   std::unordered_map<std::string, std::shared_ptr<Player>> by_hash_;  // key: hash bytes
+  std::set<std::string> banned_;
 };
 
 // Random identifiers: `bytes` random bytes, hex-encoded (RAND_bytes).

@@ -173,6 +173,11 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
                   "unknown or expired token; say hello with a name to start afresh");
       return true;
     }
+    if (identity_.banned(player->id())) {
+      reply_error(client, id, ErrorCode::kBanned,
+                  "an administrator banned this player; its token is refused");
+      return true;
+    }
     token = *request.token;  // back to its owner only
   } else if (request.name) {
     player = identity_.create(*request.name, token);
@@ -488,6 +493,22 @@ ReplayOutcome ServerState::replay(const std::string& room, std::optional<int> se
     }
   }
   return build_replay(*history, *record, seat);
+}
+
+void ServerState::set_drain_handler(std::function<void()> handler) {
+  std::lock_guard lock(drain_mutex_);
+  drain_handler_ = std::move(handler);
+}
+
+bool ServerState::request_drain() {
+  std::function<void()> handler;
+  {
+    std::lock_guard lock(drain_mutex_);
+    handler = drain_handler_;
+  }
+  if (!handler) return false;
+  handler();
+  return true;
 }
 
 void ServerState::register_connection(const std::shared_ptr<Connection>& connection) {
