@@ -21,7 +21,7 @@ constexpr std::string_view kPrefix = "/api/admin";
 constexpr std::uint16_t kKickedCode = 4001;
 constexpr std::uint16_t kBannedCode = 4002;
 
-ApiAnswer answer(int status, Json body) { return {status, protocol::to_wire(body)}; }
+ApiAnswer answer(int status, const Json& body) { return {status, protocol::to_wire(body)}; }
 
 ApiAnswer refusal(int status, std::string_view code, std::string message) {
   return answer(status, Json{{"error", std::string(code)}, {"message", std::move(message)}});
@@ -101,7 +101,7 @@ ApiAnswer remove_player(ServerState& state, const AdminRequest& request, const s
   audit(request, action, id, connection ? "connection closed" : "not connected");
   Json body{{"ok", true}, {"player", id}, {"was_connected", connection != nullptr}};
   if (ban) body["banned"] = true;
-  return answer(200, std::move(body));
+  return answer(200, body);
 }
 
 ApiAnswer drain(ServerState& state, const AdminRequest& request) {
