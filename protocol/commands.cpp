@@ -27,6 +27,11 @@ constexpr std::string_view kCommandNames[] = {
     "cancel_quick_play",
     "rename",
     "revoke_token",
+    "remove_seat",
+    "lock_room",
+    "unlock_room",
+    "mute",
+    "unmute",
 };
 static_assert(std::size(kCommandNames) == std::variant_size_v<Command>,
               "every Command alternative needs its wire name");

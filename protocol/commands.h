@@ -117,10 +117,31 @@ struct GetReplay {
   std::optional<int> game;  // 1, 2, ... (rematches); absent: the room's latest game
 };
 
-using Command =
-    std::variant<Hello, ListGames, ListRooms, CreateRoom, JoinRoom, WatchRoom, LeaveRoom, AddBot,
-                 Start, Chat, Ping, Move, LegalMoves, GetReplay, SubscribeLobby, UnsubscribeLobby,
-                 QuickPlay, CancelQuickPlay, Rename, RevokeToken>;
+// Host controls: the room's creator (known from the connection, never from the message)
+// empties a seat of a waiting room, or locks the room against newcomers.
+struct RemoveSeat {
+  std::string room;
+  int seat = 0;
+};
+struct LockRoom {
+  std::string room;
+};
+struct UnlockRoom {
+  std::string room;
+};
+
+// The asking player stops (or starts again) receiving `player`'s chat.
+struct Mute {
+  std::string player;
+};
+struct Unmute {
+  std::string player;
+};
+
+using Command = std::variant<Hello, ListGames, ListRooms, CreateRoom, JoinRoom, WatchRoom,
+                             LeaveRoom, AddBot, Start, Chat, Ping, Move, LegalMoves, GetReplay,
+                             SubscribeLobby, UnsubscribeLobby, QuickPlay, CancelQuickPlay, Rename,
+                             RevokeToken, RemoveSeat, LockRoom, UnlockRoom, Mute, Unmute>;
 
 // The wire `type` of a command, e.g. "create_room": for logs and per-type metrics.
 std::string_view command_name(const Command& command);

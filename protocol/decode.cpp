@@ -323,6 +323,19 @@ Command decode_get_replay(Reader& reader) {
   return replay;
 }
 
+Command decode_remove_seat(Reader& reader) {
+  RemoveSeat remove;
+  remove.room = reader.required_identifier("room");
+  remove.seat = reader.required_seat("seat");
+  return remove;
+}
+Command decode_lock_room(Reader& reader) { return LockRoom{reader.required_identifier("room")}; }
+Command decode_unlock_room(Reader& reader) {
+  return UnlockRoom{reader.required_identifier("room")};
+}
+Command decode_mute(Reader& reader) { return Mute{reader.required_identifier("player")}; }
+Command decode_unmute(Reader& reader) { return Unmute{reader.required_identifier("player")}; }
+
 struct Decoder {
   std::string_view type;
   Command (*decode)(Reader&);
@@ -349,6 +362,11 @@ constexpr Decoder kDecoders[] = {
     {"cancel_quick_play", decode_cancel_quick_play},
     {"rename", decode_rename},
     {"revoke_token", decode_revoke_token},
+    {"remove_seat", decode_remove_seat},
+    {"lock_room", decode_lock_room},
+    {"unlock_room", decode_unlock_room},
+    {"mute", decode_mute},
+    {"unmute", decode_unmute},
 };
 
 DecodeResult decode_message(Json& message, const Limits& limits) {

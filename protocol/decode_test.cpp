@@ -145,16 +145,45 @@ TEST(Decode, GetReplay) {
   EXPECT_FALSE(command<GetReplay>(R"({"type":"get_replay","room":"r"})").seat);
 }
 
+TEST(Decode, HostControlsAndMute) {
+  const RemoveSeat remove = command<RemoveSeat>(R"({"type":"remove_seat","room":"r","seat":2})");
+  EXPECT_EQ(remove.room, "r");
+  EXPECT_EQ(remove.seat, 2);
+  EXPECT_EQ(command<LockRoom>(R"({"type":"lock_room","room":"r"})").room, "r");
+  EXPECT_EQ(command<UnlockRoom>(R"({"type":"unlock_room","room":"r"})").room, "r");
+  EXPECT_EQ(command<Mute>(R"({"type":"mute","player":"p1"})").player, "p1");
+  EXPECT_EQ(command<Unmute>(R"({"type":"unmute","player":"p1"})").player, "p1");
+  for (const char* bad :
+       {R"({"type":"remove_seat","room":"r"})", R"({"type":"remove_seat","room":"r","seat":-1})",
+        R"({"type":"remove_seat","room":"r","seat":"1"})", R"({"type":"remove_seat","seat":1})",
+        R"({"type":"lock_room"})", R"({"type":"unlock_room","room":7})", R"({"type":"mute"})",
+        R"({"type":"unmute","player":""})"}) {
+    EXPECT_EQ(refused(bad).code, ErrorCode::kBadRequest) << bad;
+  }
+}
+
 TEST(Decode, CommandNameIsTheWireType) {
-  for (const char* frame :
-       {R"({"type":"hello","name":"a","protocol":1})", R"({"type":"list_games"})",
-        R"({"type":"list_rooms"})", R"({"type":"create_room","kind":"k"})",
-        R"({"type":"join_room","room":"r"})", R"({"type":"watch_room","room":"r"})",
-        R"({"type":"leave_room","room":"r"})", R"({"type":"add_bot","room":"r","seat":0})",
-        R"({"type":"start","room":"r"})", R"({"type":"chat","room":"r","text":"hi"})",
-        R"({"type":"ping"})", R"({"type":"move","room":"r","move":{}})",
-        R"({"type":"legal_moves","room":"r"})", R"({"type":"get_replay","room":"r"})",
-        R"({"type":"rename","name":"b"})", R"({"type":"revoke_token"})"}) {
+  for (const char* frame : {R"({"type":"hello","name":"a","protocol":1})",
+                            R"({"type":"list_games"})",
+                            R"({"type":"list_rooms"})",
+                            R"({"type":"create_room","kind":"k"})",
+                            R"({"type":"join_room","room":"r"})",
+                            R"({"type":"watch_room","room":"r"})",
+                            R"({"type":"leave_room","room":"r"})",
+                            R"({"type":"add_bot","room":"r","seat":0})",
+                            R"({"type":"start","room":"r"})",
+                            R"({"type":"chat","room":"r","text":"hi"})",
+                            R"({"type":"ping"})",
+                            R"({"type":"move","room":"r","move":{}})",
+                            R"({"type":"legal_moves","room":"r"})",
+                            R"({"type":"get_replay","room":"r"})",
+                            R"({"type":"rename","name":"b"})",
+                            R"({"type":"revoke_token"})",
+                            R"({"type":"remove_seat","room":"r","seat":1})",
+                            R"({"type":"lock_room","room":"r"})",
+                            R"({"type":"unlock_room","room":"r"})",
+                            R"({"type":"mute","player":"p"})",
+                            R"({"type":"unmute","player":"p"})"}) {
     const Request request = decoded(frame);
     EXPECT_EQ(command_name(request.command), Json::parse(frame)["type"].get<std::string>());
   }

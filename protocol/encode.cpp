@@ -64,6 +64,8 @@ Json room_summary_json(const RoomSummary& room) {
                   {"seats", std::move(seats)},
                   {"spectators", room.spectators}};
   if (!room.options.is_null()) message["options"] = room.options;
+  if (room.locked) message["locked"] = true;
+  if (!room.host.empty()) message["host"] = room.host;
   return message;
 }
 
@@ -189,8 +191,18 @@ RoomPush::RoomPush(const RoomSummary& room) {
   std::string& out = head_;
   out.reserve(160 + 96 * room.seats.size());
   out += '{';
+  if (!room.host.empty()) {
+    jt::key(out, "host");
+    append_string(out, room.host);
+    out += ',';
+  }
   jt::key(out, "kind");
   append_string(out, room.kind);
+  if (room.locked) {
+    out += ',';
+    jt::key(out, "locked");
+    jt::boolean(out, true);
+  }
   if (!room.options.is_null()) {
     out += ',';
     jt::key(out, "options");
@@ -252,6 +264,20 @@ std::string encode_chat(std::string_view room, std::string_view player, std::str
                         {"player", std::string(player)},
                         {"name", std::string(name)},
                         {"text", std::string(text)}};
+  return to_wire(message);
+}
+
+std::string encode_seat_removed(std::string_view room, int seat, std::string_view reason) {
+  const Json message = {{"type", "seat_removed"},
+                        {"room", std::string(room)},
+                        {"seat", seat},
+                        {"reason", std::string(reason)}};
+  return to_wire(message);
+}
+
+std::string encode_room_closed(std::string_view room, std::string_view reason) {
+  const Json message = {
+      {"type", "room_closed"}, {"room", std::string(room)}, {"reason", std::string(reason)}};
   return to_wire(message);
 }
 

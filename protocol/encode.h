@@ -51,6 +51,11 @@ struct RoomSummary {
   // The normalized options (defaults filled in), so the lobby can show variants. Omitted
   // from the wire when null.
   Json options = Json::object();
+  // The creator locked the room against newcomers: "locked":true, omitted while unlocked.
+  bool locked = false;
+  // The creator's player id, who may use the host controls: "host":P, omitted when the room
+  // has none (quick play's tables).
+  std::string host;
 };
 
 // {"type":"room","room":..,"kind":..,"status":..,"seats":[..],"spectators":N,"options":{..}}
@@ -129,6 +134,12 @@ struct ChatLine {
 std::string encode_chat_history(std::string_view room, const std::deque<ChatLine>& lines);
 std::string encode_chat(std::string_view room, std::string_view player, std::string_view name,
                         std::string_view text);
+// {"type":"seat_removed","room":ID,"seat":N,"reason":TEXT}: to the player the room's creator
+// took off `seat`; the room is no longer theirs.
+std::string encode_seat_removed(std::string_view room, int seat, std::string_view reason);
+// {"type":"room_closed","room":ID,"reason":TEXT}: to every member of a room an administrator
+// closed.
+std::string encode_room_closed(std::string_view room, std::string_view reason);
 // {"type":"game_over","room":ID,"result":{"scores":[...],"winners":[...],...}}
 std::string encode_game_over(std::string_view room, const Json& result);
 

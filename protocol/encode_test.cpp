@@ -170,7 +170,11 @@ TEST(EncodePushes, RoomPushPerViewerIsTheDumpOfTheWholeMessage) {
   with_options.status = RoomStatus::kFrozen;
   RoomSummary without_options = sample_room();
   without_options.options = Json();
-  for (const RoomSummary& room : {with_options, without_options}) {
+  // A host's room, locked: the two keys that come before "kind" and after it.
+  RoomSummary hosted = sample_room();
+  hosted.host = "p1";
+  hosted.locked = true;
+  for (const RoomSummary& room : {with_options, without_options, hosted}) {
     const RoomPush push(room);
     for (const std::optional<int> you :
          {std::optional<int>(0), std::optional<int>(3), std::optional<int>()}) {
@@ -183,6 +187,8 @@ TEST(EncodePushes, RoomPushPerViewerIsTheDumpOfTheWholeMessage) {
       const Json message = wire(text);
       EXPECT_EQ(message["you"], you ? Json(*you) : Json(nullptr));
       EXPECT_EQ(message.contains("options"), !room.options.is_null());
+      EXPECT_EQ(message.contains("locked"), room.locked);
+      EXPECT_EQ(message.value("host", ""), room.host);
     }
   }
 }
@@ -313,18 +319,20 @@ TEST(ErrorCodes, WireNamesRoundTripAndAreUnique) {
     names.emplace_back(name);
   }
   // Every code of protocol/PROTOCOL.md, by its exact wire name.
-  for (const char* name :
-       {"bad_request",      "hello_required", "unsupported_protocol", "invalid_token",
-        "unknown_game",     "bad_options",    "no_such_room",         "room_full",
-        "seat_taken",       "not_seated",     "not_started",          "already_started",
-        "game_over",        "not_your_turn",  "illegal_move",         "card_not_held",
-        "must_follow_suit", "does_not_beat",  "wrong_combination",    "stale_state",
-        "rate_limited",     "too_many_rooms", "not_allowed",          "unknown_strategy",
-        "internal_error",   "room_moved",     "engine_unavailable",   "rated_no_bots",
-        "no_such_player",   "shutting_down"}) {
+  for (const char* name : {"bad_request",       "hello_required",   "unsupported_protocol",
+                           "invalid_token",     "unknown_game",     "bad_options",
+                           "no_such_room",      "room_full",        "seat_taken",
+                           "not_seated",        "not_started",      "already_started",
+                           "game_over",         "not_your_turn",    "illegal_move",
+                           "card_not_held",     "must_follow_suit", "does_not_beat",
+                           "wrong_combination", "stale_state",      "rate_limited",
+                           "too_many_rooms",    "not_allowed",      "unknown_strategy",
+                           "internal_error",    "room_moved",       "engine_unavailable",
+                           "rated_no_bots",     "no_such_player",   "shutting_down",
+                           "room_locked",       "seat_empty",       "banned"}) {
     EXPECT_TRUE(error_code_from_wire(name)) << name;
   }
-  EXPECT_EQ(names.size(), 33u);
+  EXPECT_EQ(names.size(), 36u);
   EXPECT_FALSE(error_code_from_wire("must_include_lowest"));
   EXPECT_FALSE(error_code_from_wire(""));
   EXPECT_FALSE(error_code_from_wire("BAD_REQUEST"));

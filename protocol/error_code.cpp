@@ -71,6 +71,12 @@ std::string_view wire_name(ErrorCode code) {
       return "already_seated";
     case ErrorCode::kShuttingDown:
       return "shutting_down";
+    case ErrorCode::kRoomLocked:
+      return "room_locked";
+    case ErrorCode::kSeatEmpty:
+      return "seat_empty";
+    case ErrorCode::kBanned:
+      return "banned";
   }
   // Only reachable through a cast of an out-of-range integer.
   return "internal_error";
@@ -94,6 +100,8 @@ int http_status(ErrorCode code) {
     case ErrorCode::kNotSeated:
     case ErrorCode::kInvalidToken:
     case ErrorCode::kHelloRequired:
+    case ErrorCode::kRoomLocked:
+    case ErrorCode::kBanned:
       return 403;
     case ErrorCode::kRateLimited:
     case ErrorCode::kTooManyRooms:
@@ -124,6 +132,7 @@ int http_status(ErrorCode code) {
     case ErrorCode::kNotQueued:
     case ErrorCode::kAlreadySeated:
     case ErrorCode::kRatedNoBots:
+    case ErrorCode::kSeatEmpty:
       return 400;
   }
   return 400;

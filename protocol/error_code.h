@@ -46,6 +46,9 @@ enum class ErrorCode {
   kRatedNoBots,        // add_bot in a rated room (only the server seats bots in rated play)
   kNoSuchPlayer,       // GET /api/players/<id> of an id with no rated game
   kShuttingDown,       // create_room or quick_play on a draining server: reconnect, ask again
+  kRoomLocked,         // join_room of a newcomer in a room its creator locked
+  kSeatEmpty,          // remove_seat of a seat nobody holds
+  kBanned,             // hello with the token of a player an administrator banned
 };
 
 // Every code, in declaration order: for tests and documentation checks.
@@ -61,6 +64,7 @@ inline constexpr ErrorCode kAllErrorCodes[] = {
     ErrorCode::kInternalError,    ErrorCode::kRoomMoved,      ErrorCode::kEngineUnavailable,
     ErrorCode::kAlreadyQueued,    ErrorCode::kNotQueued,      ErrorCode::kAlreadySeated,
     ErrorCode::kRatedNoBots,      ErrorCode::kNoSuchPlayer,   ErrorCode::kShuttingDown,
+    ErrorCode::kRoomLocked,       ErrorCode::kSeatEmpty,      ErrorCode::kBanned,
 };
 
 // The snake_case wire name, e.g. "bad_request".

@@ -1,5 +1,6 @@
 #include "server/config.h"
 
+#include "server/admin_api.h"
 #include "server/cluster/redis_client.h"
 #include "server/config_file.h"
 #include "server/store/postgres_store.h"
@@ -245,6 +246,13 @@ const std::map<std::string, Flag>& flags() {
         "limits and the logs; from any other peer that header is ignored; repeatable; the "
         "variable takes a comma-separated list (default: none)",
         add_trusted_proxies}},
+      {"admin-token-file",
+       {"FILE holding the bearer token of the admin API (/api/admin/..., docs/OPERATIONS.md, "
+        "\"Admin API\"); read at start (default: none, and no admin API)",
+        [](const std::string& v, ServerConfig& c) {
+          c.admin_token_file = v;
+          return !v.empty();
+        }}},
       {"max-rooms-per-player",
        {"unfinished rooms one player may create (default 8)",
         number_flag<int>(&ServerConfig::max_rooms_per_player, 1, 1 << 20)}},
@@ -501,6 +509,11 @@ std::optional<ServerConfig> parse_config(int argc, const char* const* argv, std:
   if (!config.cluster.empty() && !is_postgres_url(config.store)) {
     error = "--cluster needs a PostgreSQL store shared by every node (--store postgres://...)";
     return std::nullopt;
+  }
+  if (!config.admin_token_file.empty()) {
+    auto token = read_admin_token(config.admin_token_file, error);
+    if (!token) return std::nullopt;
+    config.admin_token = std::move(*token);
   }
   // A finished room still in memory may start a rematch; its record must still be there.
   if (config.replay_retention.count() > 0 &&

@@ -99,6 +99,11 @@ struct ServerConfig {
   // External games: their engines, read at start; and how long one engine call may take.
   std::vector<EngineFlag> engines;
   std::chrono::milliseconds engine_timeout{5'000};
+
+  // The admin API (server/admin_api.h): the file that holds its bearer token, and the token
+  // read from it at start (blanks around it removed). Empty: there is no admin API.
+  std::string admin_token_file;
+  std::string admin_token;
 };
 
 // Parses flags (--name value or --name=value) over environment variables

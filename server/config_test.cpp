@@ -436,6 +436,29 @@ TEST(ConfigFile, AMissingFileOrADirectoryStopsTheStart) {
   EXPECT_NE(error.find("needs a value"), std::string::npos) << error;
 }
 
+TEST(ConfigFile, TheAdminTokenIsReadFromItsFileByFlagOrConfigFile) {
+  const TempConfig token("  the-admin-token-longer-than-a-small-string \n");
+  std::string error;
+  EXPECT_TRUE(parse({}, error)->admin_token.empty()) << "no flag: no admin API";
+  const auto by_flag = parse({"--admin-token-file", token.path().c_str()}, error);
+  ASSERT_TRUE(by_flag) << error;
+  EXPECT_EQ(by_flag->admin_token_file, token.path());
+  EXPECT_EQ(by_flag->admin_token, "the-admin-token-longer-than-a-small-string")
+      << "the blanks around it are not the token";
+
+  const TempConfig file("admin-token-file = " + token.path() + "\n");
+  const auto by_file = parse({"--config", file.path().c_str()}, error);
+  ASSERT_TRUE(by_file) << error;
+  EXPECT_EQ(by_file->admin_token, "the-admin-token-longer-than-a-small-string");
+
+  const TempConfig empty(" \n\t\n");
+  EXPECT_FALSE(parse({"--admin-token-file", empty.path().c_str()}, error));
+  EXPECT_NE(error.find("is empty"), std::string::npos) << error;
+  EXPECT_FALSE(parse({"--admin-token-file", "/nonexistent/parlor-admin-token"}, error));
+  EXPECT_NE(error.find("/nonexistent/parlor-admin-token"), std::string::npos) << error;
+  EXPECT_EQ(error.find("the-admin-token"), std::string::npos) << "never the token itself";
+}
+
 TEST(ConfigFile, HelpNeedsNoReadableFile) {
   std::string error;
   bool help = false;

@@ -16,6 +16,7 @@
 #include "games/registry.h"
 #include "protocol/encode.h"
 #include "protocol/replay.h"
+#include "server/admin_api.h"
 #include "server/linger.h"
 #include "server/log_throttle.h"
 #include "server/ratings_api.h"
@@ -304,6 +305,19 @@ void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
       }
       return;
     }
+  } else if (const std::string_view admin_target(request.target().data(), request.target().size());
+             !state_->config().admin_token.empty() &&
+             is_admin_path(admin_target.substr(0, admin_target.find('?')))) {
+    // Nothing here blocks (closing a room or a connection posts to its strand): answered now.
+    const std::string_view method(request.method_string().data(), request.method_string().size());
+    const auto authorization = request[http::field::authorization];
+    const ApiAnswer answer = admin_api(
+        *state_,
+        AdminRequest{method, admin_target.substr(0, admin_target.find('?')),
+                     std::string_view(authorization.data(), authorization.size()), client_});
+    response = std::make_shared<http::response<http::string_body>>(make_response(
+        request, static_cast<http::status>(answer.status), answer.body, "application/json"));
+    if (answer.status == 401) response->set(http::field::www_authenticate, "Bearer");
   } else if (request.target() == "/api/rooms" && state_->cluster()) {
     state_->run_blocking([self = this->shared_from_this(), request = std::move(request)] {
       auto answer = std::make_shared<http::response<http::string_body>>(

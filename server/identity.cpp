@@ -97,6 +97,21 @@ void Player::change_open_rooms_created(int delta) {
   open_rooms_created_ += delta;
 }
 
+bool Player::mute(const std::string& player_id) {
+  std::lock_guard lock(mutex_);
+  return muted_.insert(player_id).second;
+}
+
+bool Player::unmute(const std::string& player_id) {
+  std::lock_guard lock(mutex_);
+  return muted_.erase(player_id) > 0;
+}
+
+bool Player::mutes(const std::string& player_id) const {
+  std::lock_guard lock(mutex_);
+  return muted_.contains(player_id);
+}
+
 TokenHash Identity::hash_token(const std::string& token) {
   TokenHash out{};
   unsigned int length = 0;
@@ -212,6 +227,16 @@ std::int64_t unix_now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+bool Identity::ban(const std::string& player_id) {
+  std::lock_guard lock(mutex_);
+  return banned_.insert(player_id).second;
+}
+
+bool Identity::banned(const std::string& player_id) const {
+  std::lock_guard lock(mutex_);
+  return banned_.contains(player_id);
 }
 
 std::string random_hex(std::size_t bytes) {

@@ -66,6 +66,12 @@ class Player {
   int open_rooms_created() const;
   void change_open_rooms_created(int delta);
 
+  // Players whose chat this player no longer receives (mute / unmute; in memory only).
+  // mute() returns false when `player_id` was muted already, unmute() when it was not.
+  bool mute(const std::string& player_id);
+  bool unmute(const std::string& player_id);
+  bool mutes(const std::string& player_id) const;
+
  private:
   friend class Identity;  // replaces the token hash under its own lock (replace_token)
 
@@ -77,6 +83,7 @@ class Player {
   std::int64_t last_seen_ms_;
   std::weak_ptr<Connection> connection_;
   std::set<std::string> rooms_;
+  std::set<std::string> muted_;
   int open_rooms_created_ = 0;
 };
 
@@ -103,12 +110,18 @@ class Identity {
   // The players with a live connection.
   std::vector<std::shared_ptr<Player>> connected_players() const;
 
+  // An administrator banned the player: its token is refused from then on (in memory: a
+  // restart forgets bans). Returns false when it was banned already.
+  bool ban(const std::string& player_id);
+  bool banned(const std::string& player_id) const;
+
   static TokenHash hash_token(const std::string& token);
 
  private:
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<Player>> by_id_;
   std::unordered_map<std::string, std::shared_ptr<Player>> by_hash_;  // key: hash bytes
+  std::set<std::string> banned_;
 };
 
 // The wall clock in Unix milliseconds: players' created and last-seen times.

@@ -231,6 +231,19 @@ std::vector<std::shared_ptr<const protocol::RoomSummary>> Lobby::public_summarie
   return out;
 }
 
+std::vector<std::pair<std::shared_ptr<const protocol::RoomSummary>, bool>> Lobby::every_summary()
+    const {
+  std::vector<std::pair<std::shared_ptr<const protocol::RoomSummary>, bool>> out;
+  std::lock_guard lock(mutex_);
+  for (const auto& [id, entry] : rooms_) {
+    if (entry.summary) out.emplace_back(entry.summary, entry.is_private);
+  }
+  // In the order of their ids, as list_rooms gives them.
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.first->room < b.first->room; });
+  return out;
+}
+
 std::shared_ptr<const protocol::RoomSummary> Lobby::summary_of(const std::string& id) const {
   std::lock_guard lock(mutex_);
   const auto it = rooms_.find(id);

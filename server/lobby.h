@@ -53,6 +53,8 @@ class Lobby {
   std::vector<protocol::RoomSummary> list_rooms() const;  // public rooms only
   // The same summaries, shared: each is replaced (never changed) when its room changes.
   std::vector<std::shared_ptr<const protocol::RoomSummary>> public_summaries() const;
+  // Every room's summary, private ones included, and whether it is private (the admin API).
+  std::vector<std::pair<std::shared_ptr<const protocol::RoomSummary>, bool>> every_summary() const;
   std::map<std::string, std::int64_t> rooms_by_status() const;
   // The summary of room `id` (private or not), or null when there is no such room here.
   std::shared_ptr<const protocol::RoomSummary> summary_of(const std::string& id) const;

@@ -95,6 +95,9 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
           rename(client, command, id);
         } else if constexpr (std::is_same_v<T, protocol::RevokeToken>) {
           revoke_token(client, id);
+        } else if constexpr (std::is_same_v<T, protocol::Mute> ||
+                             std::is_same_v<T, protocol::Unmute>) {
+          set_muted(client, command.player, std::is_same_v<T, protocol::Mute>, id);
         } else if constexpr (std::is_same_v<T, protocol::Ping>) {
           send(protocol::encode_pong(id));
         } else if constexpr (std::is_same_v<T, protocol::CreateRoom>) {
@@ -139,6 +142,12 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
             room->move(caller(), std::move(command.move), command.seq);
           } else if constexpr (std::is_same_v<T, protocol::LegalMoves>) {
             room->legal_moves(caller());
+          } else if constexpr (std::is_same_v<T, protocol::RemoveSeat>) {
+            room->remove_seat(caller(), command.seat);
+          } else if constexpr (std::is_same_v<T, protocol::LockRoom>) {
+            room->set_locked(caller(), true);
+          } else if constexpr (std::is_same_v<T, protocol::UnlockRoom>) {
+            room->set_locked(caller(), false);
           }
         }
       },
@@ -171,6 +180,11 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
     if (!player) {
       reply_error(client, id, ErrorCode::kInvalidToken,
                   "unknown or expired token; say hello with a name to start afresh");
+      return true;
+    }
+    if (identity_.banned(player->id())) {
+      reply_error(client, id, ErrorCode::kBanned,
+                  "an administrator banned this player; its token is refused");
       return true;
     }
     token = *request.token;  // back to its owner only
@@ -213,6 +227,24 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
   // Cluster mode: the player's rooms on other nodes push themselves here too.
   if (links_ && !client.remote) links_->said_hello(client, request.token.has_value());
   return true;
+}
+
+void ServerState::set_muted(ClientContext& client, const std::string& player_id, bool muted,
+                            const Json& id) {
+  if (player_id == client.player->id()) {
+    return reply_error(client, id, ErrorCode::kNotAllowed, "you cannot mute yourself");
+  }
+  if (!identity_.find(player_id)) {
+    return reply_error(client, id, ErrorCode::kNoSuchPlayer,
+                       "no player " + protocol::quote_client_text(player_id, 32));
+  }
+  // Muting twice (or unmuting someone not muted) is answered ok: the result is as asked.
+  if (muted) {
+    client.player->mute(player_id);
+  } else {
+    client.player->unmute(player_id);
+  }
+  client.connection->send(make_frame(protocol::encode_ok(id)));
 }
 
 bool ServerState::hello_with_stored_token(ClientContext& client, const protocol::Hello& request,
@@ -472,6 +504,22 @@ ReplayOutcome ServerState::replay(const std::string& room, std::optional<int> se
     }
   }
   return build_replay(*history, *record, seat);
+}
+
+void ServerState::set_drain_handler(std::function<void()> handler) {
+  std::lock_guard lock(drain_mutex_);
+  drain_handler_ = std::move(handler);
+}
+
+bool ServerState::request_drain() {
+  std::function<void()> handler;
+  {
+    std::lock_guard lock(drain_mutex_);
+    handler = drain_handler_;
+  }
+  if (!handler) return false;
+  handler();
+  return true;
 }
 
 void ServerState::register_connection(const std::shared_ptr<Connection>& connection) {

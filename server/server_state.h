@@ -117,6 +117,12 @@ class ServerState {
   }
   void stop_blocking() { blocking_.join(); }
 
+  // The admin API's drain: runs what SIGTERM runs. `handler` is set by whoever runs the server
+  // (main() stops waiting for a signal and stops the server as on SIGTERM); request_drain()
+  // returns false when nobody set one.
+  void set_drain_handler(std::function<void()> handler);
+  bool request_drain();
+
   bool shutting_down() const { return shutting_down_.load(); }
   void set_shutting_down() { shutting_down_.store(true); }
 
@@ -156,6 +162,8 @@ class ServerState {
   void store_last_seen(const Player& player);
   void create_room(ClientContext& client, const protocol::CreateRoom& request, const Json& id,
                    Clock::time_point received);
+  // mute / unmute: `client`'s player stops (or starts again) receiving `player_id`'s chat.
+  void set_muted(ClientContext& client, const std::string& player_id, bool muted, const Json& id);
   void reply_error(ClientContext& client, const Json& id, protocol::ErrorCode code,
                    const std::string& message);
 
@@ -179,6 +187,8 @@ class ServerState {
   std::atomic<bool> player_sweeper_stopped_{false};
   std::atomic<bool> shutting_down_{false};
   boost::asio::thread_pool blocking_{1};
+  std::mutex drain_mutex_;
+  std::function<void()> drain_handler_;
   std::mutex connections_mutex_;
   std::unordered_map<const Connection*, std::weak_ptr<Connection>> connections_;
 };

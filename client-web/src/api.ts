@@ -166,6 +166,16 @@ function onPush(msg: Message): void {
       }));
       break;
     }
+    case 'seat_removed':
+    case 'room_closed': {
+      // The host took our seat, or an administrator closed the room: it is no longer ours.
+      const id = String(msg.room ?? '');
+      state.rooms.delete(id);
+      state.openRooms = state.openRooms.filter((x) => x.room !== id);
+      state.lobbyError = String(msg.reason ?? (msg.type === 'room_closed' ? 'The room was closed.' : 'You were removed from the room.'));
+      if (state.route.page === 'room' && state.route.id === id) go({ page: 'lobby' });
+      break;
+    }
     case 'game_over': {
       const r = room(String(msg.room));
       r.result = (msg.result ?? {}) as RoomData['result'];
@@ -430,6 +440,28 @@ export async function addBot(id: string, seat: number, level: BotLevel = 'medium
     await roomCall(id, { type: 'add_bot', room: id, seat, strategy });
     if (room(id).errorCode !== 'unknown_strategy') return;
   }
+}
+
+// Host controls: only the room's creator may use them, while the room waits.
+export async function removeSeat(id: string, seat: number): Promise<void> {
+  await roomCall(id, { type: 'remove_seat', room: id, seat });
+}
+
+export async function setRoomLocked(id: string, locked: boolean): Promise<void> {
+  await roomCall(id, { type: locked ? 'lock_room' : 'unlock_room', room: id });
+}
+
+// Stops (or starts again) showing a player's chat; the server filters it for us.
+export async function setMuted(id: string, player: string, name: string, muted: boolean): Promise<void> {
+  if (await roomCall(id, { type: muted ? 'mute' : 'unmute', player }) === null) return;
+  if (muted) {
+    state.muted.set(player, name);
+    const r = room(id);
+    r.chat = r.chat.filter((c) => c.player !== player);
+  } else {
+    state.muted.delete(player);
+  }
+  changed();
 }
 
 export async function startGame(id: string): Promise<void> {

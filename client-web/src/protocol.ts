@@ -46,6 +46,10 @@ export interface RoomInfo {
   spectators: number;
   you?: number | null;
   options?: JsonObject;
+  // The creator's player id (host controls); absent for quick play's tables.
+  host?: string;
+  // The host locked the room: nobody new may sit down.
+  locked?: boolean;
 }
 
 export interface Choose {

@@ -1,7 +1,7 @@
 // A room: header with share link and controls, the game's table (one module per
 // game), results with "play again", the seat list and the chat.
 
-import { addBot, type BotLevel, go, joinRoom, leaveRoom, replayKey, sendChat, startGame, watchRoom } from './api';
+import { addBot, type BotLevel, go, joinRoom, leaveRoom, removeSeat, replayKey, sendChat, setMuted, setRoomLocked, startGame, watchRoom } from './api';
 import type { JsonObject, Move } from './protocol';
 import { arr, field, num } from './protocol';
 import { h } from './render';
@@ -156,6 +156,8 @@ const botLevelTitle: Record<BotLevel, string> = {
 
 function seatsPanel(id: string, r: RoomData, me: number | null): HTMLElement {
   const info = r.info!;
+  // The host's controls, while the room waits.
+  const host = info.status === 'waiting' && !!info.host && info.host === state.player;
   return h('section', { class: 'panel seats-panel', 'data-testid': 'seats' },
     h('h2', null, 'Seats'),
     h('ul', { class: 'seat-list' }, info.seats.map((s, seat) => h('li', { 'data-testid': `seat-row-${seat}` },
@@ -167,7 +169,12 @@ function seatsPanel(id: string, r: RoomData, me: number | null): HTMLElement {
       !s && me !== null && info.status === 'waiting'
         ? h('span', { class: 'bot-levels', 'data-testid': `add-bot-${seat}` }, 'Add bot: ',
           ...(['easy', 'medium', 'hard'] as BotLevel[]).map((level) =>
-            h('button', { type: 'button', class: 'small-btn', 'data-testid': `add-bot-${seat}-${level}`, title: botLevelTitle[level], disabled: locked(r), onclick: () => void addBot(id, seat, level) }, level))) : null))),
+            h('button', { type: 'button', class: 'small-btn', 'data-testid': `add-bot-${seat}-${level}`, title: botLevelTitle[level], disabled: locked(r), onclick: () => void addBot(id, seat, level) }, level))) : null,
+      s && host && seat !== me
+        ? h('button', { type: 'button', class: 'small-btn', 'data-testid': `remove-seat-${seat}`, title: s.bot ? 'Take this bot off the table' : 'Take this player off the table', disabled: locked(r), onclick: () => void removeSeat(id, seat) }, 'Remove') : null))),
+    host
+      ? h('button', { type: 'button', 'data-testid': 'lock-toggle', 'aria-pressed': info.locked ? 'true' : 'false', title: info.locked ? 'Let new players sit down again' : 'Nobody new may sit down', disabled: locked(r), onclick: () => void setRoomLocked(id, !info.locked) }, info.locked ? 'Unlock room' : 'Lock room')
+      : info.locked && info.status === 'waiting' ? h('p', { class: 'muted small', 'data-testid': 'room-locked' }, 'The host locked this room.') : null,
     me === null && !r.watching ? h('button', { type: 'button', 'data-testid': 'watch', onclick: () => void watchRoom(id) }, 'Watch') : null,
     me === null && info.status !== 'waiting' ? h('p', { class: 'muted small' }, 'You are watching this game.') : null);
 }
@@ -189,7 +196,14 @@ function chatPanel(id: string, r: RoomData): HTMLElement {
   return h('section', { class: 'panel chat-panel', 'data-testid': 'chat' },
     h('h2', null, 'Chat'),
     h('ol', { class: 'chat-log', 'data-scroll-key': 'chat', 'data-testid': 'chat-log', tabindex: 0, 'aria-label': 'Chat messages' },
-      r.chat.map((c) => h('li', null, h('strong', null, c.name || c.player), ': ', c.text))),
+      r.chat.map((c) => h('li', null, h('strong', null, c.name || c.player), ': ', c.text,
+        c.player && c.player !== state.player
+          ? h('button', { type: 'button', class: 'small-btn', 'data-testid': 'mute', title: `Stop showing ${c.name || 'this player'}'s messages`, 'aria-label': `Mute ${c.name || 'this player'}`, onclick: () => void setMuted(id, c.player, c.name, true) }, 'Mute')
+          : null))),
+    state.muted.size
+      ? h('p', { class: 'muted small', 'data-testid': 'muted-list' }, 'Muted: ',
+        ...[...state.muted].map(([player, name]) => h('button', { type: 'button', class: 'small-btn', 'data-testid': 'unmute', onclick: () => void setMuted(id, player, name, false) }, `Unmute ${name || player}`)))
+      : null,
     h('form', { class: 'row', onsubmit: (e: Event) => void submit(e) },
       h('label', { class: 'sr-only', for: 'chat-input' }, 'Message'),
       h('input', { id: 'chat-input', 'data-testid': 'chat-input', maxlength: 500, autocomplete: 'off', placeholder: 'Say something',

@@ -72,6 +72,9 @@ export interface AppState {
   replays: Map<string, ReplayData>;
   // Waiting for a quick-play table: where we stand, as the server last said.
   quickPlay: QuickPlayWait | null;
+  // Players whose chat we muted, by id, with their names (the server keeps the mute per
+  // player, in its memory).
+  muted: Map<string, string>;
 }
 
 export interface QuickPlayWait {
@@ -102,6 +105,7 @@ export const state: AppState = {
   epoch: 0,
   replays: new Map(),
   quickPlay: null,
+  muted: new Map<string, string>(),
 };
 
 let redraw: () => void = () => {};

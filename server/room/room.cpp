@@ -106,6 +106,28 @@ void Room::legal_moves(Caller caller) {
   });
 }
 
+void Room::remove_seat(Caller caller, int seat) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller), seat] {
+    self->run([&](Table& table, TableTime now, Outbox& out) {
+      table.remove_seat(caller, seat, now, out);
+    });
+  });
+}
+
+void Room::set_locked(Caller caller, bool locked) {
+  net::post(strand_, [self = shared_from_this(), caller = std::move(caller), locked] {
+    self->run([&](Table& table, TableTime now, Outbox& out) {
+      table.set_locked(caller, locked, now, out);
+    });
+  });
+}
+
+void Room::close(std::string reason) {
+  net::post(strand_, [self = shared_from_this(), reason = std::move(reason)] {
+    self->run([&](Table& table, TableTime, Outbox& out) { table.close(reason, out); });
+  });
+}
+
 void Room::resume(std::shared_ptr<Player> player) {
   net::post(strand_, [self = shared_from_this(), player = std::move(player)] {
     self->run([&](Table& table, TableTime now, Outbox& out) {

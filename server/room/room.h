@@ -59,6 +59,10 @@ class Room : public std::enable_shared_from_this<Room> {
   void chat(Caller caller, std::string text);
   void move(Caller caller, Json move, std::optional<std::int64_t> seq);
   void legal_moves(Caller caller);
+  void remove_seat(Caller caller, int seat);
+  void set_locked(Caller caller, bool locked);
+  // The admin API closed the room: its members are told why and it is removed.
+  void close(std::string reason);
   // After a reconnect: the room and state pushes for this player, on its new connection.
   void resume(std::shared_ptr<Player> player);
   // A member's connection went away or came back: the `connected` flags changed.

@@ -37,6 +37,7 @@ Json room_options_json(const RoomOptions& options) {
               {"on_timeout", on_timeout_name(options.on_timeout)}};
   if (options.seed) out["seed"] = *options.seed;
   if (options.rated) out["rated"] = true;
+  if (options.locked) out["locked"] = true;
   return out;
 }
 
@@ -63,6 +64,9 @@ RoomOptions room_options_from_json(const Json& stored) {
   }
   if (auto it = stored.find("rated"); it != stored.end() && it->is_boolean()) {
     out.rated = it->get<bool>();
+  }
+  if (auto it = stored.find("locked"); it != stored.end() && it->is_boolean()) {
+    out.locked = it->get<bool>();
   }
   return out;
 }

@@ -31,12 +31,15 @@ struct RoomOptions {
   // Its games update the players' ratings; players may not add bots (docs/ARCHITECTURE.md,
   // "Ratings"). Set by create_room's and quick_play's `rated`, not by `options`.
   bool rated = false;
+  // The creator locked the room: join_room seats nobody new (lock_room / unlock_room). Not a
+  // create_room option; kept here because it is stored with the others.
+  bool locked = false;
 
   bool operator==(const RoomOptions&) const = default;
 };
 
 // The stored form: {"private":B,"grace":S,"turn_seconds":S,"on_timeout":"bot"|"pass"[,"seed":N]
-// [,"rated":true]}.
+// [,"rated":true][,"locked":true]}.
 Json room_options_json(const RoomOptions& options);
 
 // Reads the stored form back; keys it does not hold, or holds with a value of the wrong type

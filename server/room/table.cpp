@@ -53,6 +53,10 @@ void Table::join(const Caller& caller, std::optional<int> seat, bool creating, T
     return reply_error(caller, ErrorCode::kAlreadyStarted,
                        "the game in room " + id() + " has started", out);
   }
+  if (setup_.options.locked) {
+    return reply_error(caller, ErrorCode::kRoomLocked,
+                       "room " + id() + " is locked by its creator: nobody new may sit down", out);
+  }
   if (seat && (*seat < 0 || *seat >= setup_.seats)) {
     return reply_error(caller, ErrorCode::kBadRequest,
                        "seat must be between 0 and " + std::to_string(setup_.seats - 1), out);
@@ -201,9 +205,9 @@ void Table::chat(const Caller& caller, const std::string& text, TableTime now, O
     return reply_error(caller, ErrorCode::kNotSeated, "join or watch the room to chat", out);
   }
   reply_ok(caller, std::nullopt, out);
-  send_to_members(
+  send_chat_to_members(
       make_frame(protocol::encode_chat(id(), caller.player->id(), caller.player->name(), text)),
-      out);
+      caller.player->id(), out);
   chat_history_.push_back({caller.player->id(), caller.player->name(), text, now.unix_ms});
   if (chat_history_.size() > kChatHistory) chat_history_.pop_front();
 }

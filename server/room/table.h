@@ -116,6 +116,16 @@ class Table {
             Outbox& out);
   void legal_moves(const Caller& caller, Outbox& out);
 
+  // ---- host controls and moderation (table_moderation.cpp) ----
+  // The creator empties `seat` of a waiting room: a bot goes, a player (connected or not) is
+  // told (seat_removed) and is no longer a member.
+  void remove_seat(const Caller& caller, int seat, TableTime now, Outbox& out);
+  // The creator locks (or unlocks) a waiting room: join_room seats nobody new while locked.
+  void set_locked(const Caller& caller, bool locked, TableTime now, Outbox& out);
+  // An administrator closed the room: every member is told (room_closed, with `reason`),
+  // the store keeps it as abandoned, and out.remove is set.
+  void close(std::string_view reason, Outbox& out);
+
   // ---- presence and time (table_time.cpp) ----
   // A member's connection went away or came back. `resumed`: they said hello again with
   // their token, and get the room and the whole state pushed.
@@ -201,6 +211,9 @@ class Table {
   // and the game goes on from its last stored move.
   void stall(Outbox& out);
   void count_open(bool open, Outbox& out);
+  // The request may only come from the room's creator, in a waiting room; otherwise it is
+  // refused (not_allowed, already_started) and false returned.
+  bool host_may_change_setup(const Caller& caller, std::string_view what, Outbox& out);
 
   // table_engine.cpp: an external game's moves go to its engine first (games/external/).
   struct EngineWait {
@@ -250,7 +263,10 @@ class Table {
   void publish_room(Outbox& out, bool persist = true);
   void push_room_to(const std::shared_ptr<Player>& player, Outbox& out);
   void push_state_to(const std::shared_ptr<Player>& player, TableTime now, Outbox& out);
+  // A chat line to every member but those who muted its author.
+  void send_chat_to_members(const Frame& frame, const std::string& author, Outbox& out);
   // The room's latest chat lines, to a member who arrives or comes back (none: nothing).
+  // Lines of players they muted are left out.
   void push_chat_history_to(const std::shared_ptr<Player>& player, Outbox& out);
   void broadcast_state(std::string_view events, TableTime now, Outbox& out);
   void send_to_members(const Frame& frame, Outbox& out);

@@ -48,6 +48,8 @@ protocol::RoomSummary Table::summary() const {
   // A rated room says so where clients already read a table's options (docs/ARCHITECTURE.md,
   // "Ratings"); no game has an option of that name.
   if (setup_.options.rated) out.options["rated"] = true;
+  out.locked = setup_.options.locked;
+  if (setup_.creator) out.host = setup_.creator->id();
   for (const auto& occupant : seats_) {
     if (!occupant) {
       out.seats.emplace_back(std::nullopt);
@@ -80,9 +82,25 @@ void Table::push_room_to(const std::shared_ptr<Player>& player, Outbox& out) {
   send_to(player, make_frame(protocol::encode_room(summary(), seat_of(*player))), out);
 }
 
+void Table::send_chat_to_members(const Frame& frame, const std::string& author, Outbox& out) {
+  for (const auto& occupant : seats_) {
+    if (occupant && occupant->player && !occupant->player->mutes(author)) {
+      send_to(occupant->player, frame, out);
+    }
+  }
+  for (const auto& spectator : spectators_) {
+    if (!spectator.player->mutes(author)) send_to(spectator.player, frame, out);
+  }
+}
+
 void Table::push_chat_history_to(const std::shared_ptr<Player>& player, Outbox& out) {
   if (chat_history_.empty()) return;
-  send_to(player, make_frame(protocol::encode_chat_history(id(), chat_history_)), out);
+  std::deque<protocol::ChatLine> shown;
+  for (const protocol::ChatLine& line : chat_history_) {
+    if (!player->mutes(line.player)) shown.push_back(line);
+  }
+  if (shown.empty()) return;
+  send_to(player, make_frame(protocol::encode_chat_history(id(), shown)), out);
 }
 
 void Table::push_state_to(const std::shared_ptr<Player>& player, TableTime now, Outbox& out) {
