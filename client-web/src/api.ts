@@ -172,8 +172,10 @@ function onPush(msg: Message): void {
       const id = String(msg.room ?? '');
       state.rooms.delete(id);
       state.openRooms = state.openRooms.filter((x) => x.room !== id);
-      state.lobbyError = String(msg.reason ?? (msg.type === 'room_closed' ? 'The room was closed.' : 'You were removed from the room.'));
-      if (state.route.page === 'room' && state.route.id === id) go({ page: 'lobby' });
+      const reason = String(msg.reason ?? (msg.type === 'room_closed' ? 'The room was closed.' : 'You were removed from the room.'));
+      state.lobbyError = reason;
+      // The way to the lobby clears its old notices: this one goes along.
+      if (state.route.page === 'room' && state.route.id === id) { noticeAfterRoute = reason; go({ page: 'lobby' }); }
       break;
     }
     case 'game_over': {
@@ -346,6 +348,17 @@ async function roomCall(id: string, msg: Message, quiet: string[] = []): Promise
 const MOVED_RETRY_MS = 500;
 const MOVED_RETRY_FOR_MS = 30000;
 const pause = (ms: number) => new Promise<void>((resolve) => window.setTimeout(resolve, ms));
+
+// Renames this player on the server (`rename`): null once the new name is stored, else why
+// not, in the player's words.
+export async function renamePlayer(name: string): Promise<string | null> {
+  try {
+    await req({ type: 'rename', name });
+    return null;
+  } catch (e) {
+    return e instanceof ServerError ? e.message : 'The name could not be changed; try again.';
+  }
+}
 
 export function setName(name: string): void {
   const clean = name.trim().slice(0, 32);
@@ -555,9 +568,13 @@ export function go(route: typeof state.route): void {
   else onRoute();
 }
 
+// A notice for the page the client is taken to (why a room was left), shown once it is there.
+let noticeAfterRoute: string | null = null;
+
 export function onRoute(): void {
   state.route = parseRoute(location.hash);
-  state.lobbyError = null;
+  state.lobbyError = noticeAfterRoute;
+  noticeAfterRoute = null;
   state.createError = null;
   if (state.route.page === 'room' && connected()) void ensureInRoom(state.route.id);
   if (state.route.page === 'replay') void loadReplay(state.route.id, state.route.seat, state.route.game);

@@ -1,7 +1,7 @@
 // The lobby: who you are, the games and their options, open rooms (live), and
 // the form that creates a room.
 
-import { cancelQuickPlay, createRoom, joinRoom, go, quickPlay, setName, watchRoom } from './api';
+import { cancelQuickPlay, createRoom, joinRoom, go, quickPlay, renamePlayer, setName, watchRoom } from './api';
 import type { GameInfo, Json, JsonObject, OptionSchema, RoomInfo } from './protocol';
 import { h } from './render';
 import { changed, gameName, state, tableName } from './state';
@@ -12,22 +12,26 @@ import { formatLeft } from './tables/common';
 
 export function nameForm(): HTMLElement {
   const renaming = state.drafts.editingName === '1';
-  const submit = (ev: Event) => {
+  const submit = async (ev: Event) => {
     ev.preventDefault();
-    const before = state.name;
-    setName(state.drafts.name ?? '');
-    if (!state.name) return;
-    state.drafts.editingName = '';
-    // Names are given at hello: a new name is a new identity (the old seats stay with the old one).
-    if (renaming && state.name !== before && identity.token()) {
-      identity.setToken(null);
-      location.reload();
+    const wanted = (state.drafts.name ?? '').trim();
+    if (!wanted) return;
+    // A player with an identity is renamed in place: the server stores the name and every
+    // table they sit at shows it. A refusal (a name the rules forbid) is shown here.
+    if (renaming && wanted !== state.name && identity.token()) {
+      const refusal = await renamePlayer(wanted);
+      if (refusal) { state.drafts.nameError = refusal; changed(); return; }
     }
+    state.drafts.nameError = '';
+    setName(wanted);
+    state.drafts.editingName = '';
+    changed();
   };
-  return h('form', { class: 'panel name-form', 'data-testid': 'name-form', onsubmit: submit },
+  return h('form', { class: 'panel name-form', 'data-testid': 'name-form', onsubmit: (e: Event) => void submit(e) },
     h('h2', null, 'Choose a name'),
     h('p', { class: 'muted' }, 'Other players see it at the table. It is remembered on this device.'),
-    renaming ? h('p', { class: 'muted small' }, 'A new name starts a new identity: tables you sit at now keep your old name.') : null,
+    renaming ? h('p', { class: 'muted small' }, 'Your tables, seats and ratings stay yours: the new name shows wherever you sit.') : null,
+    state.drafts.nameError ? h('p', { class: 'error', role: 'alert', 'data-testid': 'name-error' }, state.drafts.nameError) : null,
     h('div', { class: 'row' },
       h('label', { class: 'sr-only', for: 'name-input' }, 'Name'),
       h('input', { id: 'name-input', 'data-testid': 'name-input', maxlength: 32, required: true, autocomplete: 'nickname',

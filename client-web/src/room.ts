@@ -2,7 +2,7 @@
 // game), results with "play again", the seat list and the chat.
 
 import { addBot, type BotLevel, go, joinRoom, leaveRoom, removeSeat, replayKey, sendChat, setMuted, setRoomLocked, startGame, watchRoom } from './api';
-import type { JsonObject, Move } from './protocol';
+import type { JsonObject, Move, RoomInfo } from './protocol';
 import { arr, field, num } from './protocol';
 import { h } from './render';
 import { changed, gameName, locked, mySeat, room, RoomData, seatName, state, tableName } from './state';
@@ -50,6 +50,17 @@ export function roomView(id: string): HTMLElement {
       h('aside', { class: 'side-col' }, seatsPanel(id, r, me), logPanel(r), chatPanel(id, r))));
 }
 
+// Whether this player may start the game or deal a rematch: the host does, for everyone;
+// while the host does not sit at the table (or the room has none), any seated player does.
+function startsHere(info: RoomInfo): boolean {
+  const hostSeated = !!info.host && info.seats.some((s) => s?.player === info.host);
+  return !hostSeated || info.host === state.player;
+}
+
+function hostName(info: RoomInfo): string {
+  return info.seats.find((s) => s?.player === info.host)?.name || 'The host';
+}
+
 function header(id: string, r: RoomData, me: number | null): HTMLElement {
   const info = r.info!;
   const link = `${location.origin}${location.pathname}#/room/${encodeURIComponent(id)}`;
@@ -66,9 +77,11 @@ function header(id: string, r: RoomData, me: number | null): HTMLElement {
       h('input', { class: 'share', readonly: true, value: link, 'aria-label': 'Link to this table', 'data-testid': 'share-link', onfocus: (e: Event) => (e.target as HTMLInputElement).select() }),
       h('button', { type: 'button', 'data-testid': 'rules', onclick: () => openRules(info.kind, info.options) }, 'Rules'),
       h('button', { type: 'button', 'data-testid': 'copy-link', onclick: () => { void navigator.clipboard?.writeText(link); } }, 'Copy link'),
-      info.status === 'waiting' && me !== null
+      info.status === 'waiting' && me !== null && startsHere(info)
         ? h('button', { type: 'button', class: 'primary', 'data-testid': 'start', disabled: !canStart || locked(r), onclick: () => void startGame(id), title: full ? null : 'Every seat must be filled' }, 'Start')
-        : null,
+        : info.status === 'waiting' && me !== null
+          ? h('span', { class: 'muted small', 'data-testid': 'host-starts' }, `${hostName(info)} starts the game`)
+          : null,
       // Offline a leave could not be sent, and the page would move on as if it had been.
       h('button', { type: 'button', 'data-testid': 'leave', disabled: state.status !== 'connected', title: state.status !== 'connected' ? 'Not connected' : null,
         onclick: () => askToLeave(id, r, me) }, me === null ? 'Stop watching' : 'Leave'),
@@ -138,9 +151,11 @@ function resultPanel(id: string, r: RoomData, ctx: TableCtx): HTMLElement | null
     scores.length ? h('ol', { class: 'result-list' }, info.seats.map((_, seat) => h('li', { class: winners.includes(seat) ? 'winner' : '', 'data-testid': `result-${seat}` },
       h('span', null, ctx.name(seat)), h('strong', null, String(num(scores[seat]))), winners.includes(seat) ? h('span', { class: 'tag badge' }, 'winner') : ''))) : null,
     h('div', { class: 'row' },
-      me !== null && info.status === 'finished'
+      me !== null && info.status === 'finished' && startsHere(info)
         ? h('button', { type: 'button', class: 'primary', 'data-testid': 'play-again', disabled: locked(r), onclick: () => void startGame(id) }, 'Play again')
-        : null,
+        : me !== null && info.status === 'finished'
+          ? h('span', { class: 'muted small', 'data-testid': 'host-starts' }, `${hostName(info)} may deal a rematch`)
+          : null,
       // Step through the game just finished, as this seat saw it (spectators: the public view).
       info.status === 'finished'
         ? h('button', { type: 'button', 'data-testid': 'watch-replay', onclick: () => { state.replays.delete(replayKey(id, me, null)); go({ page: 'replay', id, seat: me, game: null }); } }, 'Watch replay')

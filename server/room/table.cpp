@@ -187,6 +187,14 @@ void Table::start(const Caller& caller, TableTime now, Outbox& out) {
     return reply_error(caller, ErrorCode::kNotAllowed, "this room was stopped and cannot be played",
                        out);
   }
+  // The host starts the game and deals each rematch, for everyone; while the host does not
+  // sit at the table (they left it), any seated player may. Rooms quick play opens have no
+  // host.
+  if (setup_.creator && caller.player != setup_.creator && seat_of(*setup_.creator)) {
+    return reply_error(
+        caller, ErrorCode::kNotAllowed,
+        "only the host, " + setup_.creator->name() + ", starts the game in room " + id(), out);
+  }
   const auto empty = std::count_if(seats_.begin(), seats_.end(), [](const auto& o) { return !o; });
   if (empty > 0) {
     return reply_error(

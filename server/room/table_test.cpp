@@ -201,7 +201,11 @@ TEST_F(TableTest, StartNeedsEverySeatThenDealsToEachPlayerTheirOwnHand) {
   for (std::size_t i = 1; i < 4; ++i) {
     table->join(clients[i].caller(), std::nullopt, false, at(0s), fresh());
   }
+  // The host (the creator, seated) starts for everyone; another seated player may not.
   table->start(clients[1].caller(), at(0s), fresh());
+  EXPECT_EQ(replies().back()["code"], "not_allowed");
+  EXPECT_EQ(table->status(), RoomStatus::kWaiting);
+  table->start(clients[0].caller(), at(0s), fresh());
   EXPECT_EQ(table->status(), RoomStatus::kPlaying);
   EXPECT_EQ(replies().back(), Json({{"type", "ok"}, {"re", 1}}));
   for (std::size_t i = 0; i < 4; ++i) {

@@ -27,6 +27,7 @@ import { scenarios as clusterScenarios } from './scenarios/cluster.mjs';
 import { scenarios as restartScenarios } from './scenarios/restart.mjs';
 import { scenarios as a11yScenarios } from './scenarios/a11y.mjs';
 import { scenarios as motionScenarios } from './scenarios/motion.mjs';
+import { scenarios as hostScenarios } from './scenarios/host.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CHROMIUM = process.env.PARLOR_CHROMIUM ?? '/usr/bin/chromium';
@@ -88,7 +89,7 @@ process.on('SIGINT', async () => { await cleanup(); process.exit(130); });
 process.on('SIGTERM', async () => { await cleanup(); process.exit(143); });
 
 const only = opts.only ? new RegExp(opts.only, 'i') : null;
-const all = [...bigTwoScenarios, ...tableScenarios, ...replayScenarios, ...layoutScenarios, ...detailScenarios, ...connectionScenarios, ...externalScenarios, ...lobbyScenarios, ...restartScenarios, ...a11yScenarios, ...motionScenarios, ...clusterScenarios].filter((s) => !only || only.test(s.name));
+const all = [...bigTwoScenarios, ...tableScenarios, ...replayScenarios, ...layoutScenarios, ...detailScenarios, ...connectionScenarios, ...externalScenarios, ...lobbyScenarios, ...restartScenarios, ...a11yScenarios, ...motionScenarios, ...hostScenarios, ...clusterScenarios].filter((s) => !only || only.test(s.name));
 let passed = 0, failed = 0;
 const started = Date.now();
 try {

@@ -93,6 +93,38 @@ TEST_F(ModerationTest, TheHostRemovesABotAndAPlayerWhoIsTold) {
   EXPECT_TRUE(listed(*alice, room)["seats"][3].is_null());
 }
 
+// The host starts the game (and deals each rematch, the same request) for everyone; another
+// seated player's start is refused with the request's `re` and the room keeps waiting. Once
+// the host has left the table, any seated player may start.
+TEST_F(ModerationTest, OnlyTheSeatedHostStartsTheGame) {
+  auto alice = server_.player("alice");
+  auto bob = server_.player("bob");
+  const std::string room = create(*alice);
+  ASSERT_EQ(bob->request({{"type", "join_room"}, {"room", room}, {"seat", 1}})["type"], "joined");
+  ASSERT_EQ(alice->request({{"type", "add_bot"}, {"room", room}, {"seat", 2}})["type"], "ok");
+  ASSERT_EQ(alice->request({{"type", "add_bot"}, {"room", room}, {"seat", 3}})["type"], "ok");
+
+  const Json refused = bob->request({{"type", "start"}, {"room", room}});
+  EXPECT_EQ(refused["type"], "error") << refused;
+  EXPECT_EQ(refused["code"], "not_allowed") << refused;
+  EXPECT_TRUE(refused.contains("re")) << refused;
+  EXPECT_NE(refused["message"].get<std::string>().find("alice"), std::string::npos) << refused;
+  EXPECT_EQ(listed(*alice, room)["status"], "waiting");
+
+  ASSERT_EQ(alice->request({{"type", "start"}, {"room", room}})["type"], "ok");
+  EXPECT_EQ(listed(*alice, room)["status"], "playing");
+
+  // A second room whose host leaves before the start: the seated guest may start it.
+  const std::string second = create(*alice);
+  ASSERT_EQ(bob->request({{"type", "join_room"}, {"room", second}, {"seat", 1}})["type"], "joined");
+  ASSERT_EQ(alice->request({{"type", "leave_room"}, {"room", second}})["type"], "left");
+  for (int seat : {0, 2, 3}) {
+    ASSERT_EQ(bob->request({{"type", "add_bot"}, {"room", second}, {"seat", seat}})["type"], "ok");
+  }
+  const Json started = bob->request({{"type", "start"}, {"room", second}});
+  EXPECT_EQ(started["type"], "ok") << started;
+}
+
 TEST_F(ModerationTest, RefusedHostRequestsAnswerAPreciseCodeAndChangeNothing) {
   auto alice = server_.player("alice");
   auto bob = server_.player("bob");

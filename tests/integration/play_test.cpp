@@ -109,8 +109,8 @@ TEST_F(PlayTest, FullBigTwoGameWithLeakScanAndSpectator) {
     }
   }
   // Rematch: `start` on a finished room deals again and seq keeps increasing.
-  EXPECT_EQ(table.players[1]->request({{"type", "start"}, {"room", table.room}})["type"], "ok");
-  auto state = table.players[1]->next_of("state");
+  EXPECT_EQ(table.players[0]->request({{"type", "start"}, {"room", table.room}})["type"], "ok");
+  auto state = table.players[0]->next_of("state");
   ASSERT_TRUE(state);
   EXPECT_EQ((*state)["seq"], result.last_seq + 1);
 }

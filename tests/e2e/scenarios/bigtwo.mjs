@@ -47,6 +47,9 @@ export const scenarios = [
       await bob.page.getByTestId('chat-send').click();
       await alice.page.getByTestId('chat-log').getByText('good luck, all').waitFor();
 
+      // The host starts: the others have no Start button, and are told who starts.
+      assert.equal(await bob.page.getByTestId('start').count(), 0, 'only the host has Start');
+      assert.match(await bob.page.getByTestId('host-starts').textContent(), /alice starts the game/);
       await alice.page.getByTestId('start').click();
       for (const p of players) {
         await p.page.locator('[data-testid="table"][data-game="bigtwo"]').waitFor();

@@ -12,6 +12,38 @@ import { players, startRoom } from '../lib/rooms.mjs';
 
 export const scenarios = [
   {
+    name: 'details: renaming keeps the identity: the table shows the new name to the others; a name the rules forbid is refused in place',
+    timeout: 60,
+    async run(env) {
+      const [alice, bob] = await players(env, 2);
+      const room = await alice.createRoom('bigtwo', { seats: 2 });
+      await bob.joinFromLobby(room);
+      const rename = async (name) => {
+        await alice.page.getByTestId('rename').click();
+        await alice.page.getByTestId('name-input').fill(name);
+        await alice.page.getByTestId('name-save').click();
+      };
+      // 27 characters but 34 bytes of UTF-8: over the 32-byte limit, so the server refuses it.
+      await rename('x'.repeat(20) + 'é'.repeat(7));
+      await alice.page.getByTestId('name-error').waitFor();
+      assert.match(await alice.page.getByTestId('name-error').textContent(), /name/);
+      await alice.page.getByTestId('name-input').fill('Alice Liddell');
+      await alice.page.getByTestId('name-save').click();
+      await alice.page.locator('[data-testid="my-name"]', { hasText: 'Alice Liddell' }).waitFor();
+      // The same identity, renamed: bob's view of the room shows it at her seat.
+      await bob.page.locator('[data-testid="seat-row-0"]', { hasText: 'Alice Liddell' }).waitFor();
+      await rename('alice');
+      await alice.page.locator('[data-testid="my-name"]', { hasText: /^alice$/ }).waitFor();
+      await bob.page.locator('[data-testid="seat-row-0"]', { hasText: 'alice' }).waitFor();
+      for (const p of [alice, bob]) {
+        await p.page.evaluate((id) => { location.hash = `#/room/${id}`; }, room);
+        await p.page.getByTestId('leave').click();
+        await p.page.getByTestId('lobby').waitFor();
+      }
+      assert.deepEqual(alice.errors, [], 'no page errors');
+    },
+  },
+  {
     name: 'details: the seed field is offered only by a server in development mode (--dev); the rules name options in words',
     timeout: 60,
     async run(env) {
@@ -44,6 +76,8 @@ export const scenarios = [
       try {
         const page = visitor.page;
         await page.getByTestId('create-kind').selectOption('spades');
+        // The form is drawn again for Spades on the next frame.
+        await page.locator('[data-testid="create-form"][data-kind="spades"] [data-testid="opt-blind_nil"]').waitFor();
         const boxes = await page.evaluate(() => {
           const box = document.querySelector('[data-testid="opt-blind_nil"]');
           const label = box && document.querySelector(`label[for="${box.id}"]`);

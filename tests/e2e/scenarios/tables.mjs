@@ -13,7 +13,13 @@ async function finish(env, people, kind) {
   const winners = await people[0].page.getByTestId('results').locator('h2').textContent();
   env.log(`${kind}: ${winners}`);
   await saveAndCheckScreenshot(env.browser, people[0].page, env.artifacts, `table-${kind}-results`);
-  for (const p of people) assert.equal(await p.page.getByTestId('play-again').count(), 1, 'play again is offered');
+  // Only the host (who created the room) deals the rematch; the others are told who does.
+  const [host, ...guests] = people;
+  assert.equal(await host.page.getByTestId('play-again').count(), 1, 'play again is offered to the host');
+  for (const p of guests) {
+    assert.equal(await p.page.getByTestId('play-again').count(), 0, `${p.name} is not offered play again`);
+    assert.match(await p.page.getByTestId('host-starts').textContent(), new RegExp(`${host.name} may deal a rematch`));
+  }
 }
 
 export const scenarios = [
