@@ -23,10 +23,6 @@ constexpr std::uint16_t kBannedCode = 4002;
 
 ApiAnswer answer(int status, const Json& body) { return {status, protocol::to_wire(body)}; }
 
-ApiAnswer refusal(int status, std::string_view code, std::string message) {
-  return answer(status, Json{{"error", std::string(code)}, {"message", std::move(message)}});
-}
-
 // The audit line of one action. The caller's address, never its token.
 void audit(const AdminRequest& request, std::string_view action, std::string_view target,
            std::string_view outcome) {
@@ -75,7 +71,8 @@ ApiAnswer close_room(ServerState& state, const AdminRequest& request, const std:
   auto room = state.lobby().find(id);
   if (!room) {
     audit(request, "close_room", id, "no such room here");
-    return refusal(404, "no_such_room", "no room " + protocol::quote_client_text(id, 32) + " here");
+    return api_refusal(404, "no_such_room",
+                       "no room " + protocol::quote_client_text(id, 32) + " here");
   }
   room->close("an administrator closed this room");
   audit(request, "close_room", id, "closed");
@@ -89,8 +86,8 @@ ApiAnswer remove_player(ServerState& state, const AdminRequest& request, const s
   auto player = state.identity().find(id);
   if (!player) {
     audit(request, action, id, "no such player");
-    return refusal(404, "no_such_player",
-                   "no player " + protocol::quote_client_text(id, 32) + " here");
+    return api_refusal(404, "no_such_player",
+                       "no player " + protocol::quote_client_text(id, 32) + " here");
   }
   if (ban) state.identity().ban(id);
   const auto connection = player->connection();
@@ -107,7 +104,7 @@ ApiAnswer remove_player(ServerState& state, const AdminRequest& request, const s
 ApiAnswer drain(ServerState& state, const AdminRequest& request) {
   if (!state.request_drain()) {
     audit(request, "drain", "", "refused: this server cannot stop itself");
-    return refusal(503, "not_allowed", "this server was not started to be stopped from here");
+    return api_refusal(503, "not_allowed", "this server was not started to be stopped from here");
   }
   audit(request, "drain", "", "started");
   return answer(202, Json{{"ok", true}, {"draining", true}});
@@ -154,17 +151,17 @@ ApiAnswer admin_api(ServerState& state, const AdminRequest& request) {
                  protocol::quote_client_text(request.path) + " from " +
                  std::string(request.caller) + " refused: missing or wrong token",
              {.event = "admin_refused"});
-    return refusal(401, "unauthorized", "this needs Authorization: Bearer <the admin token>");
+    return api_refusal(401, "unauthorized", "this needs Authorization: Bearer <the admin token>");
   }
   const std::string_view rest = request.path.substr(kPrefix.size());
   const bool get = request.method == "GET";
   const bool post = request.method == "POST";
   if (rest == "/rooms") {
-    if (!get) return refusal(405, "method_not_allowed", "GET /api/admin/rooms");
+    if (!get) return api_refusal(405, "method_not_allowed", "GET /api/admin/rooms");
     return list_rooms(state);
   }
   if (rest == "/drain") {
-    if (!post) return refusal(405, "method_not_allowed", "POST /api/admin/drain");
+    if (!post) return api_refusal(405, "method_not_allowed", "POST /api/admin/drain");
     return drain(state, request);
   }
   if (const auto target = split_target(rest)) {
@@ -173,14 +170,14 @@ ApiAnswer admin_api(ServerState& state, const AdminRequest& request) {
     const bool ban = target->kind == "players" && target->action == "ban";
     if (room_close || kick || ban) {
       if (!post) {
-        return refusal(405, "method_not_allowed",
-                       "POST " + std::string(request.path.substr(0, 200)));
+        return api_refusal(405, "method_not_allowed",
+                           "POST " + std::string(request.path.substr(0, 200)));
       }
       if (room_close) return close_room(state, request, target->id);
       return remove_player(state, request, target->id, ban);
     }
   }
-  return refusal(404, "not_found", "no such admin endpoint");
+  return api_refusal(404, "not_found", "no such admin endpoint");
 }
 
 }  // namespace parlor::server

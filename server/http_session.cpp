@@ -142,9 +142,9 @@ http::response<http::string_body> replay_response(ServerState& state,
                             "the game is still on: replays over HTTP are for finished games"};
   }
   if (auto* refusal = std::get_if<ReplayRefusal>(&outcome)) {
-    return reply(static_cast<http::status>(protocol::http_status(refusal->code)),
-                 protocol::to_wire(Json{{"error", protocol::wire_name(refusal->code)},
-                                        {"message", refusal->message}}));
+    const int status = protocol::http_status(refusal->code);
+    return reply(static_cast<http::status>(status),
+                 api_refusal(status, protocol::wire_name(refusal->code), refusal->message).body);
   }
   return reply(http::status::ok,
                protocol::encode_replay(nullptr, std::get<protocol::Replay>(outcome)));

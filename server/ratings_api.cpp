@@ -21,8 +21,7 @@ constexpr int kMaxLimit = 100;
 using protocol::ErrorCode;
 
 ApiAnswer refuse(int status, ErrorCode code, const std::string& message) {
-  return {status,
-          protocol::to_wire(Json{{"error", protocol::wire_name(code)}, {"message", message}})};
+  return api_refusal(status, protocol::wire_name(code), message);
 }
 
 // Two decimals are all a rating means.
@@ -179,6 +178,10 @@ ApiAnswer player(Store* store, std::string_view target) {
 }
 
 }  // namespace
+
+ApiAnswer api_refusal(int status, std::string_view code, std::string_view message) {
+  return {status, protocol::to_wire(Json{{"error", code}, {"message", message}})};
+}
 
 bool is_ratings_path(std::string_view path) {
   return path == kLeaderboard || (path.starts_with(kPlayers) && path.size() > kPlayers.size()) ||

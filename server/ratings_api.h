@@ -22,6 +22,10 @@ struct ApiAnswer {
   std::string body;  // JSON
 };
 
+// A refused API request: `status` with {"error":CODE,"message":TEXT}, the shape every JSON
+// API of the server answers a refusal with.
+ApiAnswer api_refusal(int status, std::string_view code, std::string_view message);
+
 // Whether `path` (without its query) is one of the ratings API's.
 bool is_ratings_path(std::string_view path);
 

@@ -52,13 +52,14 @@ function variants(g: GameInfo): string | null {
 
 export function gameCard(g: GameInfo): HTMLElement {
   const facts = [players(g), MINUTES[g.kind]].filter(Boolean).join(' · ');
+  const variantLine = variants(g);
   return h('li', { class: 'game-card', 'data-testid': `game-${g.kind}` },
     picture(g.kind),
     h('div', { class: 'game-card-text' },
       h('h3', null, gameName(g.kind)),
       h('div', { class: 'muted small', 'data-testid': `game-facts-${g.kind}` }, facts),
       g.description ? h('p', { class: 'small' }, g.description) : null,
-      variants(g) ? h('div', { class: 'muted small' }, variants(g)) : null,
+      variantLine ? h('div', { class: 'muted small' }, variantLine) : null,
       h('button', { type: 'button', class: 'link small', 'data-testid': `rules-${g.kind}`, onclick: () => openRules(g.kind) }, 'How to play')));
 }
 

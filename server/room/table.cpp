@@ -213,9 +213,9 @@ void Table::chat(const Caller& caller, const std::string& text, TableTime now, O
     return reply_error(caller, ErrorCode::kNotSeated, "join or watch the room to chat", out);
   }
   reply_ok(caller, std::nullopt, out);
-  send_chat_to_members(
+  send_to_members(
       make_frame(protocol::encode_chat(id(), caller.player->id(), caller.player->name(), text)),
-      caller.player->id(), out);
+      out, caller.player->id());
   chat_history_.push_back({caller.player->id(), caller.player->name(), text, now.unix_ms});
   if (chat_history_.size() > kChatHistory) chat_history_.pop_front();
 }

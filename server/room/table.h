@@ -263,13 +263,12 @@ class Table {
   void publish_room(Outbox& out, bool persist = true);
   void push_room_to(const std::shared_ptr<Player>& player, Outbox& out);
   void push_state_to(const std::shared_ptr<Player>& player, TableTime now, Outbox& out);
-  // A chat line to every member but those who muted its author.
-  void send_chat_to_members(const Frame& frame, const std::string& author, Outbox& out);
   // The room's latest chat lines, to a member who arrives or comes back (none: nothing).
   // Lines of players they muted are left out.
   void push_chat_history_to(const std::shared_ptr<Player>& player, Outbox& out);
   void broadcast_state(std::string_view events, TableTime now, Outbox& out);
-  void send_to_members(const Frame& frame, Outbox& out);
+  // To every member; a chat line (`chat_author` set) skips the members who muted its author.
+  void send_to_members(const Frame& frame, Outbox& out, const std::string& chat_author = {});
   void send_to(const std::shared_ptr<Player>& player, Frame frame, Outbox& out);
   void reply(const Caller& caller, std::string_view message, Outbox& out);
   void reply_error(const Caller& caller, protocol::ErrorCode code, const std::string& message,

@@ -82,17 +82,6 @@ void Table::push_room_to(const std::shared_ptr<Player>& player, Outbox& out) {
   send_to(player, make_frame(protocol::encode_room(summary(), seat_of(*player))), out);
 }
 
-void Table::send_chat_to_members(const Frame& frame, const std::string& author, Outbox& out) {
-  for (const auto& occupant : seats_) {
-    if (occupant && occupant->player && !occupant->player->mutes(author)) {
-      send_to(occupant->player, frame, out);
-    }
-  }
-  for (const auto& spectator : spectators_) {
-    if (!spectator.player->mutes(author)) send_to(spectator.player, frame, out);
-  }
-}
-
 void Table::push_chat_history_to(const std::shared_ptr<Player>& player, Outbox& out) {
   if (chat_history_.empty()) return;
   std::deque<protocol::ChatLine> shown;
@@ -156,11 +145,18 @@ void Table::broadcast_state(std::string_view events, TableTime now, Outbox& out)
   view_players_.clear();  // the players are not kept past the move
 }
 
-void Table::send_to_members(const Frame& frame, Outbox& out) {
+void Table::send_to_members(const Frame& frame, Outbox& out, const std::string& chat_author) {
+  auto wants = [&](const Player& member) {
+    return chat_author.empty() || !member.mutes(chat_author);
+  };
   for (const auto& occupant : seats_) {
-    if (occupant && occupant->player) send_to(occupant->player, frame, out);
+    if (occupant && occupant->player && wants(*occupant->player)) {
+      send_to(occupant->player, frame, out);
+    }
   }
-  for (const auto& spectator : spectators_) send_to(spectator.player, frame, out);
+  for (const auto& spectator : spectators_) {
+    if (wants(*spectator.player)) send_to(spectator.player, frame, out);
+  }
 }
 
 void Table::send_to(const std::shared_ptr<Player>& player, Frame frame, Outbox& out) {

@@ -4,8 +4,6 @@
 // lines, its drain on the real parlor-server).
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +12,7 @@
 #include <thread>
 
 #include "server/server_state.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/server_fixture.h"
 #include "tests/support/server_process.h"
 
@@ -24,13 +23,6 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 constexpr const char* kAdminToken = "s3cret-admin-token-of-the-tests";
-
-fs::path fresh_dir(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("parlor-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 // The room's summary as list_rooms shows it (public rooms), or null.
 Json listed(TestClient& client, const std::string& room) {
@@ -201,7 +193,7 @@ TEST_F(ModerationTest, ALockedRoomSeatsNobodyNewUntilUnlocked) {
 }
 
 TEST(ModerationRecoveryTest, ARestartedServerKeepsTheRemovalAndTheLock) {
-  const fs::path dir = fresh_dir("moderation-recovery");
+  const fs::path dir = scratch_dir("moderation_test", "moderation-recovery");
   auto config = ServerFixture::test_config();
   config.store = "sqlite";
   config.data_dir = dir.string();
@@ -234,7 +226,6 @@ TEST(ModerationRecoveryTest, ARestartedServerKeepsTheRemovalAndTheLock) {
   // The host still holds the room after the restart.
   EXPECT_EQ(alice->request({{"type", "unlock_room"}, {"room", room}})["type"], "ok");
   EXPECT_EQ(carol->request({{"type", "join_room"}, {"room", room}})["type"], "joined");
-  fs::remove_all(dir);
 }
 
 TEST_F(ModerationTest, AMutedPlayersChatNoLongerReachesWhoMutedThem) {
@@ -408,7 +399,7 @@ TEST(AdminApiTest, KickClosesAConnectionAndBanRefusesTheTokenFromThenOn) {
 // connections closed (1001: a single server without --drain-ms), exit 0; and the audit lines
 // say who did what, never with the token.
 TEST(AdminApiTest, DrainStopsTheServerAsSigtermDoesAndEveryActionIsAudited) {
-  const fs::path dir = fresh_dir("admin-drain");
+  const fs::path dir = scratch_dir("moderation_test", "admin-drain");
   {
     std::ofstream token(dir / "admin-token");
     token << "  " << kAdminToken << "\n";
@@ -448,7 +439,6 @@ TEST(AdminApiTest, DrainStopsTheServerAsSigtermDoesAndEveryActionIsAudited) {
   }
   EXPECT_EQ(actions, 2) << "the kick of nobody and the drain:\n" << tail_of(single.log(), 20);
   EXPECT_EQ(refusals, 1) << tail_of(single.log(), 20);
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 // bounded and a seated player in a live room is never forgotten.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include <limits>
 #include <thread>
 
+#include "tests/support/scratch_dir.h"
 #include "tests/support/server_fixture.h"
 
 namespace parlor::testing {
@@ -20,13 +20,6 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-
-fs::path fresh_dir(const std::string& name) {
-  auto dir =
-      fs::temp_directory_path() / ("parlor-lifecycle-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir;
-}
 
 server::ServerConfig stored_config(const fs::path& dir, std::chrono::seconds token_idle) {
   auto config = ServerFixture::test_config();
@@ -94,7 +87,7 @@ std::string listed_name(TestClient& client, const std::string& room, int seat) {
 // ---- rename ----------------------------------------------------------------------------------
 
 TEST(Rename, TheRoomAndLaterListingsShowTheNewNameWhichOutlivesARestart) {
-  const auto dir = fresh_dir("rename");
+  const auto dir = scratch_dir("player_lifecycle_test", "rename");
   std::string room;
   std::string bob_token;
   {
@@ -127,11 +120,10 @@ TEST(Rename, TheRoomAndLaterListingsShowTheNewNameWhichOutlivesARestart) {
   auto bob = server.connect();
   ASSERT_EQ(hello_with_token(*bob, bob_token)["type"], "welcome");
   EXPECT_EQ(listed_name(*bob, room, 1), "Bobby Tables");
-  fs::remove_all(dir);
 }
 
 TEST(Rename, BadNamesAreRefusedWithHellosCodeAndChangeNothing) {
-  const auto dir = fresh_dir("rename-bad");
+  const auto dir = scratch_dir("player_lifecycle_test", "rename-bad");
   ServerFixture server(stored_config(dir, 3600s));
   auto before_hello = server.connect();
   const Json early = before_hello->request({{"type", "rename"}, {"name", "x"}});
@@ -176,13 +168,12 @@ TEST(Rename, BadNamesAreRefusedWithHellosCodeAndChangeNothing) {
   EXPECT_EQ(listed_name(*alice, room, 1), "bob");
   EXPECT_EQ(bob->request({{"type", "ping"}})["type"], "pong");
   EXPECT_EQ(stored(dir, "SELECT count(*) FROM players WHERE name = 'bob'"), 1);
-  fs::remove_all(dir);
 }
 
 // ---- tokens --------------------------------------------------------------------------------
 
 TEST(TokenExpiry, ATokenAwayLongerThanTheIdlePeriodIsRefusedUnlessItsPlayerSitsInARoom) {
-  const auto dir = fresh_dir("expiry");
+  const auto dir = scratch_dir("player_lifecycle_test", "expiry");
   std::string away_token;
   std::string seated_token;
   std::string stayed_token;
@@ -218,11 +209,10 @@ TEST(TokenExpiry, ATokenAwayLongerThanTheIdlePeriodIsRefusedUnlessItsPlayerSitsI
   ServerFixture server(stored_config(dir, 1s));
   auto again = server.connect();
   EXPECT_EQ(hello_with_token(*again, away_token)["code"], "invalid_token");
-  fs::remove_all(dir);
 }
 
 TEST(RevokeToken, TheOldTokenStopsWorkingTheConnectionStaysAndTheNewTokenResumes) {
-  const auto dir = fresh_dir("revoke");
+  const auto dir = scratch_dir("player_lifecycle_test", "revoke");
   std::string old_token;
   std::string new_token;
   std::string player;
@@ -266,7 +256,6 @@ TEST(RevokeToken, TheOldTokenStopsWorkingTheConnectionStaysAndTheNewTokenResumes
   EXPECT_EQ(hello_with_token(*thief, old_token)["code"], "invalid_token");
   auto owner = server.connect();
   EXPECT_EQ(hello_with_token(*owner, new_token)["player"], player);
-  fs::remove_all(dir);
 }
 
 // ---- the soak ------------------------------------------------------------------------------
@@ -287,7 +276,7 @@ TEST(PlayerRetention, TenThousandAnonymousPlayersLeaveTheStoreAndMemoryBounded) 
   constexpr int kPlayers = 10'000;
   constexpr int kBatch = 200;
   constexpr auto kIdle = 1s;
-  const auto dir = fresh_dir("soak");
+  const auto dir = scratch_dir("player_lifecycle_test", "soak");
   auto config = stored_config(dir, kIdle);
   config.max_connections_per_ip = 4 * kBatch;
   ServerFixture server(config);
@@ -372,7 +361,6 @@ TEST(PlayerRetention, TenThousandAnonymousPlayersLeaveTheStoreAndMemoryBounded) 
   ASSERT_TRUE(push);
   EXPECT_EQ((*push)["room"], room);
   EXPECT_EQ((*push)["you"], 0);
-  fs::remove_all(dir);
 }
 
 }  // namespace
