@@ -877,6 +877,13 @@ TEST_F(ClusterTest, ARevokedTokenIsRefusedByEveryNodeAndARenameReachesThem) {
     TestClient elsewhere("127.0.0.1", cluster.node(1).port());
     ASSERT_EQ(hello(elsewhere, old_token)["player"], welcome["player"]);
   }  // node1 knows the player now, under its old token
+  // node1's resume reaches node0 on its own time and replaces the player's connection there:
+  // owner's. Once that has happened it cannot replace the next one too.
+  for (const auto until = std::chrono::steady_clock::now() + 5s;
+       !owner.closed() && std::chrono::steady_clock::now() < until;) {
+    owner.next(100ms);
+  }
+  ASSERT_TRUE(owner.closed()) << "node1's resume never replaced the connection on node0";
   TestClient again("127.0.0.1", cluster.node(0).port());
   ASSERT_EQ(hello(again, old_token)["type"], "welcome");  // owner's connection is replaced
   const Json answer = again.request({{"type", "revoke_token"}});
