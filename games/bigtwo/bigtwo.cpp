@@ -266,6 +266,7 @@ void BigTwoGame::end_deal(Seat winner) {
   result.final_play = table_.cards;
   for (Seat s = 0; s < seats_; ++s) {
     result.cards_left[s] = hands_[s].size();
+    result.left[s] = hands_[s];
     if (s == winner) continue;
     result.points[s] = penalty(result.cards_left[s]);
     result.points[winner] -= result.points[s];
@@ -387,6 +388,8 @@ std::string BigTwoGame::events_text(Seat seat, const Outcome& outcome, bool play
     write_ints(out, last.cards_left.data(), last.cards_left.data() + seats_);
     out += R"(,"deal":)";
     jt::integer(out, last.deal);
+    out += R"(,"hands":)";
+    write_hands_left(out, last);
     out += R"(,"scores":)";
     write_ints(out, last.points.data(), last.points.data() + seats_);
     out += R"(,"totals":)";
@@ -426,6 +429,16 @@ void BigTwoGame::write_cards(std::string& out, CardSet cards) const {
     comma(out);
     json_text::card(out, c);
   });
+  out += ']';
+}
+
+// `[[cards],...]` per seat: the cards each seat held when the deal ended (the winner's empty).
+void BigTwoGame::write_hands_left(std::string& out, const DealResult& result) const {
+  out += '[';
+  for (Seat s = 0; s < seats_; ++s) {
+    if (s > 0) out += ',';
+    write_cards(out, result.left[s]);
+  }
   out += ']';
 }
 
@@ -522,6 +535,13 @@ void BigTwoGame::write_view_middle(std::string& out) const {
     out += ',';
     jt::key(out, "deal");
     jt::integer(out, last.deal);
+    // The counted hands stay in the view once the game is over (a reload still shows them);
+    // while a next deal is played its own cards are what the view is about.
+    if (finished_) {
+      out += ',';
+      jt::key(out, "hands");
+      write_hands_left(out, last);
+    }
     out += ',';
     jt::key(out, "scores");
     ints(last.points);
@@ -642,7 +662,11 @@ Json BigTwoGame::result() const {
     if (scores_[s] == best) winners.push_back(s);
   }
   Json deals = Json::array();
-  for (const DealResult& r : results_) deals.push_back(deal_result_json(r, seats_));
+  for (const DealResult& r : results_) {
+    deals.push_back(deal_result_json(r, seats_));
+    Json& hands = deals.back()["hands"] = Json::array();
+    for (Seat s = 0; s < seats_; ++s) hands.push_back(cards_json(r.left[s]));
+  }
   return {{"scores", std::vector<int>(scores_.begin(), scores_.begin() + seats_)},
           {"winners", std::move(winners)},
           {"deals", std::move(deals)}};
@@ -676,6 +700,8 @@ Json state_json(const DealResultsField& field) {
   for (const DealResult& r : field.results) {
     out.push_back(deal_result_json(r, field.seats));
     out.back()["final_play"] = cards_to_json(r.final_play);
+    Json& hands = out.back()["hands"] = Json::array();
+    for (int s = 0; s < field.seats; ++s) hands.push_back(cards_to_json(r.left[s]));
   }
   return out;
 }
@@ -717,6 +743,8 @@ class StateMixer : public HashFields<StateMixer> {
         add(r.cards_left[s]);
       }
       mix(r.final_play.bits());
+      // Not r.left: the cards left follow from the deal and its plays, already mixed in, and
+      // leaving them out keeps the hashes that stores recorded before they were kept valid.
     }
   }
 

@@ -47,6 +47,9 @@ struct DealResult {
   std::array<int, kMaxSeats> points{};      // this deal's score per seat
   std::array<int, kMaxSeats> cards_left{};  // cards each seat still held
   CardSet final_play;                       // the winner's last play (public when made)
+  // The cards each seat still held, laid face up to be counted when the deal ended: public
+  // from then on (the deal_over event, the finished game's view and result).
+  std::array<CardSet, kMaxSeats> left{};
 };
 
 class BigTwoGame final : public Game {
@@ -137,6 +140,7 @@ class BigTwoGame final : public Game {
   static void write_view_you(std::string& out, bool seated, Seat seat);
   static void write_seat_or_null(std::string& out, bool present, Seat seat);
   void write_table_fields(std::string& out, Seat seat) const;
+  void write_hands_left(std::string& out, const DealResult& result) const;
   static void write_ints(std::string& out, const int* first, const int* last);
 
   HandRules rules_;

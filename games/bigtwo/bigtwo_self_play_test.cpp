@@ -3,7 +3,8 @@
 // the state unchanged, replay from seed + log, no hidden card in any view, prompt or event)
 // plus Big Two's own invariants: every card in exactly one place (a hand, the undealt
 // rest, or played this deal), the hand counts and own hand in every view, no hand in the
-// spectator view, and every typed legal play passing the typed validator.
+// spectator view, the hands left shown by a finished game and only then, and every typed
+// legal play passing the typed validator.
 // Replay a failure with PARLOR_SEED=<seed> (and PARLOR_SELF_PLAY_GAMES=1).
 #include <gtest/gtest.h>
 
@@ -25,9 +26,12 @@ struct Placement {
   std::array<CardSet, kMaxSeats> hands{};
   CardSet undealt;
   CardSet played;
-  // The play that ended the previous deal while the new deal has seen no play yet: its
-  // event was public, yet its cards are now in the new hands.
+  // The play that ended the previous deal and the hands then counted, while the new deal has
+  // seen no play yet: its event showed them to everyone, yet its cards are now in the new hands.
   CardSet just_ended;
+  // Once the game is over, the cards left in its last deal's hands: laid face up to be
+  // counted, every view and the result show them.
+  CardSet counted;
 };
 
 const Placement& placement(const Game& game) {
@@ -42,8 +46,12 @@ const Placement& placement(const Game& game) {
     for (Seat s = 0; s < game.seat_count(); ++s) cached.hands[s] = card_set(state["hands"][s]);
     const Json& results = state["deal_results"];
     cached.just_ended = CardSet();
-    if (!results.empty() && cached.played.empty() && !state["finished"].get<bool>()) {
-      cached.just_ended = card_set(results.back()["final_play"]);
+    cached.counted = CardSet();
+    if (!results.empty() && state["finished"].get<bool>()) {
+      cached.counted = card_set(results.back()["hands"]);
+    } else if (!results.empty() && cached.played.empty()) {
+      cached.just_ended =
+          card_set(results.back()["final_play"]) | card_set(results.back()["hands"]);
     }
     cached_game = &game;
     cached_hash = hash;
@@ -62,7 +70,7 @@ CardSet hidden_cards(const Game& game, Seat viewer) {
     if (s != viewer) hidden.add_all(where.hands[s]);
   }
   if (viewer == kSpectator) hidden = hidden - where.just_ended;
-  return hidden;
+  return hidden - where.counted;
 }
 
 std::string invariants(const Game& game) {
@@ -85,11 +93,22 @@ std::string invariants(const Game& game) {
     for (Seat s = 0; s < game.seat_count(); ++s) {
       if (view["hand_counts"][s] != hands[s].size()) return "hand_counts wrong in a view";
     }
+    // The counted hands: shown by the finished game exactly as they were, never while a next
+    // deal is played.
+    const Json& last_deal = view["last_deal"];
+    if (game.finished()) {
+      for (Seat s = 0; s < game.seat_count(); ++s) {
+        if (card_set(last_deal["hands"][s]) != hands[s])
+          return "the hands shown are not those left";
+      }
+    } else if (last_deal.is_object() && last_deal.contains("hands")) {
+      return "a view shows the counted hands while a deal is played";
+    }
     if (viewer == kSpectator) {
       if (view.contains("hand")) return "spectator view has a hand";
       CardSet in_hands = where.undealt;
       for (Seat s = 0; s < game.seat_count(); ++s) in_hands.add_all(hands[s]);
-      if (testing::cards_mentioned(view).intersects(in_hands)) {
+      if (testing::cards_mentioned(view).intersects(in_hands - where.counted)) {
         return "spectator view mentions a hidden card";
       }
       continue;

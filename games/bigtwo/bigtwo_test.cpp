@@ -274,7 +274,15 @@ TEST(BigTwo, EndOfDealScoresEveryoneAndEndsTheGame) {
   ASSERT_EQ(events.size(), 2U);
   EXPECT_EQ(events[1], Json::parse(R"({"type":"deal_over","deal":1,"winner":0,
                                        "scores":[68,-39,-20,-9],"cards_left":[0,13,10,9],
-                                       "totals":[68,-39,-20,-9]})"));
+                                       "totals":[68,-39,-20,-9],"hands":[[],
+      ["4D","4C","5C","6C","7C","8C","9C","TC","JC","QC","KC","AC","2C"],
+      ["4H","5H","6H","7H","8H","9H","TH","JH","QH","KH"],
+      ["4S","5S","6S","7S","8S","9S","TS","JS","QS"]]})"));
+  // The counted hands stay on the finished table, for players and spectators, and in the result.
+  for (Seat viewer = kSpectator; viewer < 4; ++viewer) {
+    EXPECT_EQ(game->view(viewer)["last_deal"]["hands"], events[1]["hands"]) << viewer;
+  }
+  EXPECT_EQ(game->result()["deals"][0]["hands"], events[1]["hands"]);
   EXPECT_TRUE(game->finished());
   EXPECT_TRUE(game->to_act().empty());
   EXPECT_EQ(game->result()["scores"], Json::parse("[68,-39,-20,-9]"));
@@ -306,6 +314,9 @@ TEST(BigTwo, SeveralDealsTheWinnerLeadsTheNextWithAnything) {
   EXPECT_EQ(events[1]["type"], "deal_over");
   EXPECT_EQ(events[1]["scores"], Json::parse("[3,-1,-1,-1]"));
   EXPECT_EQ(events[2], Json::parse(R"({"type":"deal","deal":2,"leader":0})"));
+  // The losers' last cards are counted face up; the next deal's view is about its own cards.
+  EXPECT_EQ(events[1]["hands"], Json::parse(R"([[],["4D"],["7H"],["8S"]])"));
+  EXPECT_FALSE(game->view(2)["last_deal"].contains("hands"));
   EXPECT_FALSE(game->finished());
   EXPECT_EQ(game->deal(), 2);
   EXPECT_EQ(game->turn(), 0);

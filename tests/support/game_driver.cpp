@@ -60,6 +60,14 @@ std::string scan_frame(const Json& frame, const std::vector<std::string>& hidden
     }
     scanned["events"] =
         Json(events.begin() + static_cast<std::ptrdiff_t>(first_current), events.end());
+    // A deal that ends lays the hands left face up to be counted (Big Two's deal_over and the
+    // finished view's last_deal carry them as "hands"): those, and only there, are public.
+    for (Json& event : scanned["events"]) {
+      if (event.value("type", "") == "deal_over") event.erase("hands");
+    }
+    if (Json& last_deal = scanned["view"]["last_deal"]; last_deal.is_object()) {
+      last_deal.erase("hands");
+    }
     collect_strings(scanned, mentioned);
   } else {
     collect_strings(frame, mentioned);

@@ -143,5 +143,27 @@ function scores(ctx: TableCtx): HTMLElement | null {
     scoreTable(['', ...s.map((_, i) => ctx.name(i))], [
       ['Total', ...s.map((x) => String(num(x)))],
       ...(last ? [[`Deal ${num(field(last, 'deal'), 1)}`, ...s.map((_, i) => `${num(lastScores[i])} (${num(left[i])} left)`)]] : []),
-    ]));
+    ]),
+    countedHands(ctx));
+}
+
+// The cards each loser held when the last deal ended, laid face up to be counted: from the
+// deal_over event this page saw or, once the game is over, from the view (after a reload).
+function countedHands(ctx: TableCtx): HTMLElement | null {
+  const last = field(ctx.view, 'last_deal');
+  if (!last) return null;
+  const deal = num(field(last, 'deal'), 1);
+  let hands = arr(field(last, 'hands'));
+  if (!hands.length) {
+    const end = [...ctx.r.log].reverse().find((x) => x.event.type === 'deal_over')?.event;
+    if (end && num(end.deal, 1) === deal) hands = arr(end.hands);
+  }
+  const losers = hands.map((cards, seat) => ({ seat, cards: sortBigTwo(strs(cards), suitOrder(ctx)) })).filter((x) => x.cards.length > 0);
+  if (!losers.length) return null;
+  const points = arr(field(last, 'scores'));
+  return h('div', { class: 'counted-hands', 'data-testid': 'counted-hands', 'data-deal': deal },
+    h('h4', null, `Cards left at the end of deal ${deal}`),
+    h('ul', null, losers.map(({ seat, cards }) => h('li', { 'data-seat': seat },
+      h('span', { class: 'counted-name' }, `${ctx.name(seat)}: `), cardsInline(cards),
+      h('span', { class: 'muted small' }, ` ${cards.length} left, ${num(points[seat])}`)))));
 }

@@ -185,9 +185,25 @@ export const scenarios = [
       for (const p of players) await p.page.getByTestId('results').waitFor();
       const counts = await players[0].page.evaluate(() => [0, 1, 2, 3].map((s) => Number(document.querySelector(`[data-testid="seat-${s}-count"]`)?.getAttribute('data-count') ?? -1)));
       assert.ok(counts.includes(0), `someone has no cards left (counts ${counts})`);
+      // The cards left are laid face up to be counted: every loser's, to players and spectators,
+      // from the deal_over event and, after a reload, from the finished game's view.
+      const counted = (page) => page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-testid="counted-hands"] li')]
+        .map((li) => [li.dataset.seat, [...li.querySelectorAll('[data-card]')].map((c) => c.getAttribute('data-card'))])));
+      const checkCounted = async (page, who) => {
+        const shown = await counted(page);
+        counts.forEach((n, seat) => assert.equal((shown[seat] ?? []).length, n, `${who}: seat ${seat}'s ${n} cards left are shown (${JSON.stringify(shown)})`));
+        const all = Object.values(shown).flat();
+        assert.equal(new Set(all).size, all.length, `${who}: no card shown twice`);
+      };
+      await checkCounted(players[1].page, players[1].name);
       if (env.shared.spectator) {
-        await env.shared.spectator.page.getByTestId('results').waitFor();
-        assert.equal(await env.shared.spectator.page.locator('[data-testid="play-again"]').count(), 0, 'spectators cannot restart');
+        const watcher = env.shared.spectator.page;
+        await watcher.getByTestId('results').waitFor();
+        assert.equal(await watcher.locator('[data-testid="play-again"]').count(), 0, 'spectators cannot restart');
+        await checkCounted(watcher, 'spectator');
+        await watcher.reload();
+        await watcher.getByTestId('results').waitFor();
+        await checkCounted(watcher, 'spectator after a reload');
       }
       await saveAndCheckScreenshot(env.browser, players[0].page, env.artifacts, 'table-bigtwo-results');
       env.shared.bigtwoFinished = true; // game 1 of this room is over (the replay scenarios use it)

@@ -299,6 +299,9 @@ function leaks(frames, hands, moves, seat) {
   const out = [];
   for (const f of frames) {
     if (f.type === 'game_over' || f.type === 'replay') continue;
+    // The deal's end lays every hand left face up (deal_over's `hands`, the finished view):
+    // from then on no card is hidden.
+    if (f.events?.some((e) => e.type === 'deal_over') || f.view?.phase === 'finished') continue;
     const seq = typeof f.seq === 'number' ? f.seq : null;
     const gone = new Set(moves.filter((m) => seq === null || m.seq <= seq).flatMap((m) => moveCards(m.move)));
     const hidden = new Set(hands.flatMap((h, s) => (s === seat ? [] : h.filter((c) => !gone.has(c)))));
