@@ -138,7 +138,7 @@ export class ParlorClient {
   private welcomed = false;
   private helloId = '';
   private wanted = false;
-  private player: string | null = null;
+  private welcome: Welcome | null = null;
   private readonly identity: IdentityStore;
   private readonly Ws: WebSocketConstructor;
   private readonly listeners: { [K in keyof ClientEvents]: Set<ClientEvents[K]> } = {
@@ -159,7 +159,7 @@ export class ParlorClient {
   get connected(): boolean { return this.welcomed; }
   get status(): Status { return this.state; }
   // The player id of the last welcome.
-  get playerId(): string | null { return this.player; }
+  get playerId(): string | null { return this.welcome?.player ?? null; }
   // The token that resumes this player (keep it secret).
   get token(): string | null { return this.identity.token(); }
 
@@ -167,8 +167,8 @@ export class ParlorClient {
   start(): Promise<Welcome> {
     this.wanted = true;
     const first = new Promise<Welcome>((resolve) => {
-      if (this.welcomed && this.player !== null) {
-        resolve({ player: this.player, resumed: true, dev: false });
+      if (this.welcomed && this.welcome) {
+        resolve(this.welcome);
         return;
       }
       const off = this.on('welcome', (w) => { off(); resolve(w); });
@@ -320,12 +320,12 @@ export class ParlorClient {
         this.identity.setToken(w.token);
         this.emit('token', w.token);
       }
-      this.player = String(w.player ?? '');
+      this.welcome = { player: String(w.player ?? ''), resumed, dev: w.dev === true };
       this.welcomed = true;
       this.attempt = 0;
       this.setStatus('connected', 0, '');
       this.startPing();
-      this.emit('welcome', { player: this.player, resumed, dev: w.dev === true });
+      this.emit('welcome', this.welcome);
       const queued = this.queue;
       this.queue = [];
       for (const q of queued) this.sendNow(q.id, q.msg, q.p);
