@@ -21,7 +21,10 @@ configure: deps
 build: configure
 	@cmake --build --preset $(PRESET)
 
+# client-ts/dist: @parlor/client built for Node (its bot example and test use it); the web
+# client bundles the package from its sources, so the two builds are independent.
 web: deps
+	@if [ -f client-ts/package.json ]; then cd client-ts && npm run --silent build; fi
 	@if [ -f client-web/package.json ]; then cd client-web && npm run --silent build; fi
 
 run: build web

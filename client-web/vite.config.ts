@@ -1,9 +1,12 @@
-import { defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 
 // Relative base: the built files load from wherever parlor-server serves them (`/`).
 // `npm run dev` proxies the WebSocket to a locally running parlor-server (PARLOR_URL).
 export default defineConfig({
   base: './',
+  // @parlor/client (../client-ts, a file: dependency) is bundled from its TypeScript source,
+  // so building the client needs no build of the package first.
+  resolve: { conditions: ['parlor-source', ...defaultClientConditions] },
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: false },
   server: {
     // The Gem Merchants catalogue is imported from games/splendor/splendor.json.

@@ -85,7 +85,7 @@ else
 fi
 
 # npm packages, only where a lockfile is committed and node_modules is older than it.
-for dir in client-web tests/e2e; do
+for dir in client-ts client-web tests/e2e; do
   lock="$here/$dir/package-lock.json"
   [ -f "$lock" ] || continue
   stamp="$here/$dir/node_modules/.package-lock.json"

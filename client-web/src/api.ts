@@ -1,13 +1,14 @@
 // What the user can do, as protocol requests, and how pushes update the store.
 
-import { Message, Move, RoomInfo, ServerError, StatePush, GameInfo, JsonObject, Replay, field, readReplay, str } from './protocol';
-import { Socket, Status, identity } from './socket';
+import type { CreateRoomRequest, GetReplayRequest, JoinRoomRequest, MoveRequest, ParlorClient, Push, QuickPlayMessage, QuickPlayRequest, QuickPlayWaiting, Replies, RequestMessage, RequestType } from '@parlor/client';
+import { Move, RoomInfo, ServerError, GameInfo, JsonObject, Replay, field, readReplay, str } from './protocol';
+import { identity, openSocket } from './socket';
 import { announce } from './announce';
 import { turnChime } from './sound';
 import { describeEvent } from './events';
-import { changed, locked, ReplayData, room, RoomData, state } from './state';
+import { changed, locked, ReplayData, room, state } from './state';
 
-let socket: Socket | null = null;
+let socket: ParlorClient | null = null;
 let lobbyTimer = 0;
 // Whether this connection's lobby subscription is live (the server pushes room changes). A
 // subscription ends with its connection; each welcome subscribes again.
@@ -25,42 +26,41 @@ export function wsUrl(): string {
 
 export function connect(): void {
   if (socket) return;
-  socket = new Socket(wsUrl(), {
-    onStatus(status: Status, d) {
-      if (status !== 'connected') lobbyLive = false;
-      state.status = status;
-      state.retryInMs = d.retryInMs;
-      state.attempt = d.attempt;
-      changed();
-    },
-    onWelcome(player, _resumed, dev) {
-      state.player = player;
-      state.dev = dev;
-      state.epoch += 1;
-      // Requests lost with the old connection are no longer worth a warning, except a move,
-      // which is sent again (see deliverMove).
-      for (const [id, r] of state.rooms) {
-        if (r.errorCode === 'disconnected') { r.error = null; r.errorCode = null; r.busy = false; }
-        const pending = r.pendingMove;
-        r.pendingMove = null;
-        if (pending) void deliverMove(id, pending);
-      }
-      void refreshGames();
-      // A quick-play wait ends with its connection: ask again on the new one.
-      if (state.quickPlay) void quickPlay(state.quickPlay.kind);
-      const again = askAgain;
-      askAgain = [];
-      for (const ask of again) ask();
-      // The resume pushes (a room and a state for every room we sit in) come right after
-      // welcome, so once the lobby snapshot arrives we know whether the linked room is ours.
-      void subscribeLobby().then(() => {
-        if (state.route.page === 'room') void ensureInRoom(state.route.id);
-      });
-      changed();
-    },
-    onPush: onPush,
+  socket = openSocket(wsUrl());
+  socket.on('status', (status, d) => {
+    if (status !== 'connected') lobbyLive = false;
+    state.status = status;
+    state.retryInMs = d.retryInMs;
+    state.attempt = d.attempt;
+    changed();
   });
-  socket.start();
+  socket.on('welcome', ({ player, dev }) => {
+    state.player = player;
+    state.dev = dev;
+    state.epoch += 1;
+    // Requests lost with the old connection are no longer worth a warning, except a move,
+    // which is sent again (see deliverMove).
+    for (const [id, r] of state.rooms) {
+      if (r.errorCode === 'disconnected') { r.error = null; r.errorCode = null; r.busy = false; }
+      const pending = r.pendingMove;
+      r.pendingMove = null;
+      if (pending) void deliverMove(id, pending);
+    }
+    void refreshGames();
+    // A quick-play wait ends with its connection: ask again on the new one.
+    if (state.quickPlay) void quickPlay(state.quickPlay.kind);
+    const again = askAgain;
+    askAgain = [];
+    for (const ask of again) ask();
+    // The resume pushes (a room and a state for every room we sit in) come right after
+    // welcome, so once the lobby snapshot arrives we know whether the linked room is ours.
+    void subscribeLobby().then(() => {
+      if (state.route.page === 'room') void ensureInRoom(state.route.id);
+    });
+    changed();
+  });
+  socket.on('push', onPush);
+  void socket.start();
   // A server without the lobby push (an older node) is polled instead, while the lobby shows.
   window.clearInterval(lobbyTimer);
   lobbyTimer = window.setInterval(() => {
@@ -107,15 +107,15 @@ export function reconnectNow(): void {
   socket?.retryNow();
 }
 
-function req(msg: Message): Promise<Message> {
+function req<T extends RequestType>(msg: RequestMessage<T>): Promise<Replies[T]> {
   if (!socket) return Promise.reject(new ServerError('offline', 'Not connected.'));
   return socket.request(msg);
 }
 
-function onPush(msg: Message): void {
+function onPush(msg: Push): void {
   switch (msg.type) {
     case 'room': {
-      const info = msg as unknown as RoomInfo;
+      const info: RoomInfo = msg;
       const r = room(info.room);
       const wasFinished = r.info?.status === 'finished';
       r.info = info;
@@ -125,7 +125,7 @@ function onPush(msg: Message): void {
       break;
     }
     case 'state': {
-      const s = msg as unknown as StatePush;
+      const s = msg;
       const r = room(s.room);
       if (r.state && s.seq < r.state.seq) break; // an older push raced a newer one (seq only grows)
       const fresh = !r.state || s.seq !== r.state.seq;
@@ -159,8 +159,8 @@ function onPush(msg: Message): void {
       // The room's latest lines, on joining, watching or resuming: they replace what the page
       // had (after a reload it had nothing; after a reconnect the same lines, and maybe more).
       const r = room(String(msg.room));
-      const lines = Array.isArray(msg.messages) ? msg.messages : [];
-      r.chat = lines.map((m: Record<string, unknown>) => ({
+      const lines = (Array.isArray(msg.messages) ? msg.messages : []) as unknown as Record<string, unknown>[];
+      r.chat = lines.map((m) => ({
         player: String(m.player ?? ''), name: String(m.name ?? ''), text: String(m.text ?? ''),
         at: typeof m.at === 'number' ? m.at : Date.now(),
       }));
@@ -180,7 +180,7 @@ function onPush(msg: Message): void {
     }
     case 'game_over': {
       const r = room(String(msg.room));
-      r.result = (msg.result ?? {}) as RoomData['result'];
+      r.result = msg.result ?? {};
       break;
     }
     case 'quick_play':
@@ -189,7 +189,7 @@ function onPush(msg: Message): void {
     case 'room_added':
     case 'room_changed':
     case 'room_removed':
-      applyLobbyPush(msg.type, Array.isArray(msg.rooms) ? msg.rooms : []);
+      applyLobbyPush(msg.type, Array.isArray(msg.rooms) ? (msg.rooms as unknown[]) : []);
       break;
     case 'error':
       // An error without `re` is the server telling us about the connection itself.
@@ -238,7 +238,7 @@ export async function refreshGames(): Promise<void> {
   } catch { /* retried on the next welcome */ }
 }
 
-function waitFrom(msg: Message): void {
+function waitFrom(msg: QuickPlayWaiting): void {
   const estimate = Number(msg.estimate_ms ?? 0);
   state.quickPlay = {
     kind: String(msg.kind ?? ''),
@@ -248,7 +248,7 @@ function waitFrom(msg: Message): void {
   };
 }
 
-function onQuickPlay(msg: Message): void {
+function onQuickPlay(msg: QuickPlayMessage): void {
   if (msg.status === 'waiting') {
     // A standing keeps the promise made when we asked (the estimate only counts down).
     const opensBy = state.quickPlay?.opensBy ?? 0;
@@ -269,7 +269,7 @@ function onQuickPlay(msg: Message): void {
 // Asks for a seat at a table of `kind` with the game's default seats and options (rated when
 // the lobby's "Rated" box is ticked).
 export async function quickPlay(kind: string): Promise<void> {
-  const msg: Message = { type: 'quick_play', kind };
+  const msg: QuickPlayRequest = { type: 'quick_play', kind };
   if (state.drafts['quick:rated'] === 'true') msg.rated = true;
   const reply = await lobbyCall(() => req(msg), 'lobbyError', () => void quickPlay(kind));
   if (reply) waitFrom(reply);
@@ -321,7 +321,7 @@ async function lobbyCall<T>(fn: () => Promise<T>, where: 'lobbyError' | 'createE
 
 // Runs a room request, reporting a refusal (the server's message) at the table; a refusal
 // whose code is in `quiet` is left to the caller (only its code is kept, nothing is shown).
-async function roomCall(id: string, msg: Message, quiet: string[] = []): Promise<Message | null> {
+async function roomCall<T extends RequestType>(id: string, msg: RequestMessage<T>, quiet: string[] = []): Promise<Replies[T] | null> {
   const r = room(id);
   r.busy = true;
   // A new attempt replaces the last refusal.
@@ -369,7 +369,7 @@ export function setName(name: string): void {
 }
 
 export async function createRoom(kind: string, seats: number, options: JsonObject, rated = false): Promise<void> {
-  const msg: Message = { type: 'create_room', kind, seats, options };
+  const msg: CreateRoomRequest = { type: 'create_room', kind, seats, options };
   if (rated) msg.rated = true;
   const reply = await lobbyCall(() => req(msg), 'createError', () => void createRoom(kind, seats, options, rated));
   if (reply && typeof reply.room === 'string') {
@@ -386,7 +386,7 @@ export async function createRoom(kind: string, seats: number, options: JsonObjec
 }
 
 export async function joinRoom(id: string, seat?: number): Promise<void> {
-  const msg: Message = { type: 'join_room', room: id };
+  const msg: JoinRoomRequest = { type: 'join_room', room: id };
   if (seat !== undefined) msg.seat = seat;
   if (state.route.page === 'room' && state.route.id === id) {
     await roomCall(id, msg);
@@ -491,12 +491,12 @@ export async function sendChat(id: string, text: string): Promise<boolean> {
 export async function sendMove(id: string, move: Move): Promise<boolean> {
   const r = room(id);
   if (locked(r)) return false;
-  const msg: Message = { type: 'move', room: id, move };
+  const msg: MoveRequest = { type: 'move', room: id, move };
   if (r.state) msg.seq = r.state.seq;
   return deliverMove(id, msg);
 }
 
-async function deliverMove(id: string, msg: Message, since = Date.now()): Promise<boolean> {
+async function deliverMove(id: string, msg: MoveRequest, since = Date.now()): Promise<boolean> {
   const r = room(id);
   const reply = await roomCall(id, msg, Date.now() - since < MOVED_RETRY_FOR_MS ? ['room_moved'] : []);
   if (!reply && r.errorCode === 'room_moved' && r.error === null) {
@@ -640,7 +640,7 @@ async function fetchReplay(id: string, seat: number | null, game: number | null)
     if (err instanceof ServerError) throw err;
     // No HTTP API here (a dev proxy, say): the socket may still answer.
   }
-  const msg: Message = { type: 'get_replay', room: id };
+  const msg: GetReplayRequest = { type: 'get_replay', room: id };
   if (seat !== null) msg.seat = seat;
   if (game !== null) msg.game = game;
   return readReplay(await req(msg));

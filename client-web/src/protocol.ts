@@ -1,101 +1,20 @@
-// The wire types of Parlor protocol v1 (see protocol/PROTOCOL.md). Everything
-// the server sends is read defensively: unknown fields are ignored.
+// The wire types of Parlor protocol v1 come from @parlor/client (../client-ts), whose
+// drift test holds them to protocol/PROTOCOL.md. This module adds what the web client
+// keeps on top of them, and defensive readers: unknown fields are ignored.
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
+import type { GameResult, JsonObject, Move, RoomSummary, StatePush as WireStatePush } from '@parlor/client';
 
-export interface Message { type: string; [key: string]: unknown }
+export type { ChatLine, Choose, GameInfo, GameResult, Json, JsonObject, Move, OptionSchema, Prompt, SeatInfo } from '@parlor/client';
+export { ServerError } from '@parlor/client';
 
-export type Move = JsonObject & { action?: string };
+// A room as the lobby lists it, or as its `room` push shows it (with `you`).
+export type RoomInfo = RoomSummary;
 
-export interface OptionSchema {
-  type: 'integer' | 'choice' | 'boolean' | string;
-  default?: Json;
-  description?: string;
-  min?: number;
-  max?: number;
-  choices?: { value: string; description?: string }[];
-  variant?: boolean;
-}
-
-export interface GameInfo {
-  kind: string;
-  name: string;
-  description?: string;
-  rules?: string;
-  min_seats: number;
-  max_seats: number;
-  default_seats?: number;
-  options: Record<string, OptionSchema>;
-}
-
-export interface SeatInfo {
-  seat: number;
-  player: string;
-  name: string;
-  bot: boolean;
-  connected: boolean;
-}
-
-export interface RoomInfo {
-  room: string;
-  kind: string;
-  // 'paused': an external game's engine is not answering; 'frozen': the game was stopped.
-  status: 'waiting' | 'playing' | 'finished' | 'paused' | 'frozen' | string;
-  seats: (SeatInfo | null)[];
-  spectators: number;
-  you?: number | null;
-  options?: JsonObject;
-  // The creator's player id (host controls); absent for quick play's tables.
-  host?: string;
-  // The host locked the room: nobody new may sit down.
-  locked?: boolean;
-}
-
-export interface Choose {
-  action: string;
-  field: string;
-  count: number;
-  from: string[];
-}
-
-export interface Prompt {
-  actions?: string[];
-  legal?: Move[];
-  choose?: Choose;
-  [key: string]: unknown;
-}
-
-export interface StatePush {
-  room: string;
-  seq: number;
-  view: JsonObject;
-  to_act: number[];
-  prompt: Prompt | null;
+// The latest state of a room, as kept by the store (and drawn by replays).
+export interface StatePush extends Omit<WireStatePush, 'type' | 'events'> {
   events: JsonObject[];
-  // Milliseconds left on the turn timer when the server made the frame (turn timers only).
-  deadline_ms?: number;
   // Local time the push arrived: the turn timer counts down from here.
   receivedAt?: number;
-}
-
-export interface GameResult {
-  scores?: number[];
-  winners?: number[];
-  [key: string]: unknown;
-}
-
-export interface ChatLine {
-  player: string;
-  name: string;
-  text: string;
-  at: number;
-}
-
-export class ServerError extends Error {
-  constructor(readonly code: string, message: string) {
-    super(message);
-  }
 }
 
 // Reads a field of an unknown object without trusting its shape.

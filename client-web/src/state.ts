@@ -1,7 +1,8 @@
 // The client's single store. Socket pushes and user actions mutate it through
 // the functions below; every mutation schedules one re-render.
 
-import type { ChatLine, GameInfo, GameResult, JsonObject, Message, Replay, RoomInfo, SeatInfo, StatePush } from './protocol';
+import type { MoveRequest } from '@parlor/client';
+import type { ChatLine, GameInfo, GameResult, JsonObject, Replay, RoomInfo, SeatInfo, StatePush } from './protocol';
 import type { Status } from './socket';
 
 export type Route = { page: 'lobby' } | { page: 'room'; id: string }
@@ -41,7 +42,7 @@ export interface RoomData {
   watching: boolean;
   busy: boolean;
   // A move whose reply was lost with the connection: sent again after the next welcome.
-  pendingMove: Message | null;
+  pendingMove: MoveRequest | null;
   // The connection (state.epoch) on which the last room push arrived.
   epoch: number;
 }
