@@ -101,7 +101,9 @@ void Table::watch(const Caller& caller, TableTime now, Outbox& out) {
     out.watchers.push_back({caller.player->id(), true});
   }
   reply(caller, protocol::encode_watching(caller.re, id()), out);
-  publish_room(out);
+  // The newcomer sees the room at once; the others learn the new count a moment later.
+  push_room_to(caller.player, out);
+  publish_spectators_later(now, out);
   push_chat_history_to(caller.player, out);
   if (game_) push_state_to(caller.player, now, out);
 }
@@ -113,22 +115,24 @@ void Table::leave(const Caller& caller, TableTime now, Outbox& out) {
   if (spectator != spectators_.end()) {
     spectators_.erase(spectator);
     out.watchers.push_back({caller.player->id(), false});
-  } else if (auto seat = seat_of(*caller.player)) {
-    auto& occupant = seats_[static_cast<std::size_t>(*seat)];
-    if (status_ == RoomStatus::kPlaying) {
-      // The game goes on: a bot takes the seat over for good. In a rated game the seat's
-      // player has abandoned it: it ranks last.
-      if (static_cast<std::size_t>(*seat) < left_game_.size()) {
-        left_game_[static_cast<std::size_t>(*seat)] = true;
-      }
-      occupant->player.reset();
-      occupant->name = "Bot (" + occupant->name + ")";
-      hand_seat_to_bot(*occupant);
-    } else {
-      occupant.reset();
+    out.memberships.push_back({caller.player, false});
+    reply(caller, protocol::encode_left(caller.re, id()), out);
+    return publish_spectators_later(now, out);
+  }
+  const auto seat = seat_of(*caller.player);
+  if (!seat) return reply_error(caller, ErrorCode::kNotSeated, "you are not in room " + id(), out);
+  auto& occupant = seats_[static_cast<std::size_t>(*seat)];
+  if (status_ == RoomStatus::kPlaying) {
+    // The game goes on: a bot takes the seat over for good. In a rated game the seat's
+    // player has abandoned it: it ranks last.
+    if (static_cast<std::size_t>(*seat) < left_game_.size()) {
+      left_game_[static_cast<std::size_t>(*seat)] = true;
     }
+    occupant->player.reset();
+    occupant->name = "Bot (" + occupant->name + ")";
+    hand_seat_to_bot(*occupant);
   } else {
-    return reply_error(caller, ErrorCode::kNotSeated, "you are not in room " + id(), out);
+    occupant.reset();
   }
   out.memberships.push_back({caller.player, false});
   reply(caller, protocol::encode_left(caller.re, id()), out);

@@ -81,6 +81,10 @@ struct TableTimings {
   std::chrono::milliseconds bot_delay{400};
   std::chrono::milliseconds empty_room_timeout{std::chrono::seconds(600)};
   std::chrono::milliseconds finished_room_retention{std::chrono::hours(1)};
+  // Spectators coming and going change only the room's spectator count: the members' `room`
+  // push and the lobby's summary for it wait this long, so a crowd arriving at once is one
+  // push to each member rather than one per arrival (N arrivals used to cost N² frames).
+  std::chrono::milliseconds spectator_push_delay{500};
 };
 
 class Table {
@@ -134,8 +138,8 @@ class Table {
   // The player took a new name: its seat shows it (the room is pushed and stored again when
   // it sits here; a spectator's name is never shown).
   void renamed(const Player& player, Outbox& out);
-  // When advance() next has something to do: a bot's move, a turn clock or a grace period
-  // running out. nullopt: nothing until a request comes.
+  // When advance() next has something to do: a bot's move, a turn clock, a grace period
+  // running out or a spectator count to push. nullopt: nothing until a request comes.
   std::optional<Clock::time_point> next_deadline() const;
   // Does whatever is due at `now`.
   void advance(TableTime now, Outbox& out);
@@ -262,6 +266,9 @@ class Table {
   // The room push to every member and the lobby's summary; `persist`: store the record too.
   void publish_room(Outbox& out, bool persist = true);
   void push_room_to(const std::shared_ptr<Player>& player, Outbox& out);
+  // A spectator came or went: the lobby's summary now, the room push to the members later
+  // (spectator_push_delay).
+  void publish_spectators_later(TableTime now, Outbox& out);
   void push_state_to(const std::shared_ptr<Player>& player, TableTime now, Outbox& out);
   // The room's latest chat lines, to a member who arrives or comes back (none: nothing).
   // Lines of players they muted are left out.
@@ -322,6 +329,8 @@ class Table {
   std::vector<HeldReply> held_replies_;
   Rng bot_rng_;
   std::optional<Clock::time_point> bot_due_;
+  // When the members are next told the spectator count (publish_spectators_later).
+  std::optional<Clock::time_point> spectators_due_;
   bool bot_thinking_ = false;  // a BotThink is out: no other bot move until it is answered
   // The bot thinking off the strand, and the events it is to observe once it answers: it is
   // not touched here while another thread runs its search (when seats act at once).

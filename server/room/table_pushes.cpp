@@ -64,6 +64,7 @@ protocol::RoomSummary Table::summary() const {
 
 void Table::publish_room(Outbox& out, bool persist) {
   if (persist) persist_room(out);
+  spectators_due_.reset();  // this push carries the latest count
   auto shared = std::make_shared<const protocol::RoomSummary>(summary());
   const protocol::RoomPush push(*shared);
   for (std::size_t s = 0; s < seats_.size(); ++s) {
@@ -80,6 +81,13 @@ void Table::publish_room(Outbox& out, bool persist) {
 
 void Table::push_room_to(const std::shared_ptr<Player>& player, Outbox& out) {
   send_to(player, make_frame(protocol::encode_room(summary(), seat_of(*player))), out);
+}
+
+void Table::publish_spectators_later(TableTime now, Outbox& out) {
+  // The lobby (and the admin API's list) holds the latest summary at once: its own feed
+  // coalesces what it pushes.
+  out.summary = std::make_shared<const protocol::RoomSummary>(summary());
+  if (!spectators_due_) spectators_due_ = now.steady + timings_.spectator_push_delay;
 }
 
 void Table::push_chat_history_to(const std::shared_ptr<Player>& player, Outbox& out) {

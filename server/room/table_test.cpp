@@ -163,6 +163,47 @@ TEST_F(TableTest, ASpectatorWhoSitsDownStopsWatching) {
   EXPECT_EQ(watchers(), Changes{}) << "a seated player's leaving is no spectator's";
 }
 
+// A crowd of spectators arriving at once costs each member one `room` push, not one per
+// arrival: the newcomer is shown the room at once, the others its count once it settles.
+TEST_F(TableTest, SpectatorsComingAndGoingArePushedToMembersOnceTheyPause) {
+  make_table({}, /*persistent=*/true);
+  table->join(clients[0].caller(), std::nullopt, false, at(0s), fresh());
+  auto rooms_to = [&](const Player& player) {
+    std::vector<int> counts;
+    for (const Json& f : frames_to(player)) {
+      if (f["type"] == "room") counts.push_back(f["spectators"].get<int>());
+    }
+    return counts;
+  };
+  std::vector<std::shared_ptr<Player>> crowd;
+  for (int i = 0; i < 50; ++i) {
+    crowd.push_back(std::make_shared<Player>("s" + std::to_string(i), "S", TokenHash{}));
+    table->watch(Caller{crowd.back(), std::make_shared<Address>(), 1, {}}, at(i * 1ms), fresh());
+    EXPECT_EQ(rooms_to(*crowd.back()), std::vector<int>{i + 1}) << "the newcomer sees the room";
+    EXPECT_EQ(rooms_to(*clients[0].player), std::vector<int>{}) << "the host waits";
+    ASSERT_TRUE(out.summary) << "the lobby is told at once";
+    EXPECT_EQ(out.summary->spectators, i + 1);
+  }
+  EXPECT_EQ(table->next_deadline(), start + 500ms);
+  table->advance(at(499ms), fresh());
+  EXPECT_EQ(rooms_to(*clients[0].player), std::vector<int>{});
+  table->advance(at(500ms), fresh());
+  EXPECT_EQ(rooms_to(*clients[0].player), std::vector<int>{50});
+  EXPECT_EQ(rooms_to(*crowd[0]), std::vector<int>{50});
+  ASSERT_TRUE(out.summary);
+  EXPECT_EQ(out.summary->spectators, 50);
+  EXPECT_TRUE(out.writes.empty()) << "the record holds no spectators: nothing to store";
+  EXPECT_EQ(table->next_deadline(), std::nullopt);
+
+  // Leaving is the same; a push for another reason meanwhile carries the count at once.
+  table->leave(Caller{crowd[0], std::make_shared<Address>(), 2, {}}, at(1s), fresh());
+  EXPECT_EQ(replies().at(0)["type"], "left");
+  EXPECT_EQ(rooms_to(*clients[0].player), std::vector<int>{});
+  table->join(clients[1].caller(), std::nullopt, false, at(1100ms), fresh());
+  EXPECT_EQ(rooms_to(*clients[0].player), std::vector<int>{49});
+  EXPECT_EQ(table->next_deadline(), std::nullopt) << "nothing left to push";
+}
+
 TEST_F(TableTest, NewcomersAndReturningMembersGetTheLatestChat) {
   table->join(clients[0].caller(), std::nullopt, false, at(0s), fresh());
   for (auto& f : frames_to(*clients[0].player)) EXPECT_NE(f["type"], "chat_history");

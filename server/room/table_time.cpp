@@ -52,6 +52,7 @@ std::optional<Clock::time_point> Table::next_deadline() const {
   };
   if (turn_clock_) consider(turn_clock_->at);
   if (engine_retry_) consider(*engine_retry_);
+  if (spectators_due_) consider(*spectators_due_);
   for (const auto& occupant : seats_) {
     if (occupant && occupant->grace) consider(*occupant->grace);
   }
@@ -79,6 +80,8 @@ void Table::advance(TableTime now, Outbox& out) {
     bot_due_.reset();
     run_bots(now, out);
   }
+  // The record holds no spectators: nothing to store.
+  if (spectators_due_ && *spectators_due_ <= now.steady) publish_room(out, /*persist=*/false);
 }
 
 void Table::hand_seat_to_bot(Occupant& occupant) {

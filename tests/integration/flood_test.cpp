@@ -731,11 +731,10 @@ TEST(Flood, AThousandSlowlorisHandshakesAreCutOffWhileAPlayerPlays) {
 
 // A thousand spectators of a busy room that never read. The room never waits for them: each
 // is closed as a slow consumer once its queue passes --max-queue-messages or
-// --max-queue-bytes (on the `room` pushes of the spectators joining after it, on the chat, or
-// on the game), and the server's memory stays within that bound per connection (the frames
-// themselves are shared by every recipient). The bounds are the defaults: smaller ones would
-// close the players too, since a thousand spectators coming or going push a thousand `room`
-// frames to every member at once (docs/OPERATIONS.md, "Floods and exhaustion").
+// --max-queue-bytes (on the chat or on the game), and the server's memory stays within that
+// bound per connection (the frames themselves are shared by every recipient). Spectators
+// coming and going reach the members as one `room` push per half second, not one each
+// (docs/OPERATIONS.md, "Floods and exhaustion").
 TEST(Flood, AThousandClientsThatNeverReadAreClosedAndMemoryStaysBounded) {
   constexpr int kWatchers = 1000;
   constexpr long kQueueBytes = 256 * 1024;  // --max-queue-bytes, by default
@@ -770,7 +769,7 @@ TEST(Flood, AThousandClientsThatNeverReadAreClosedAndMemoryStaysBounded) {
     watchers.run(seconds(30));
     joined = true;
   });
-  // The players read meanwhile (each join pushes `room` to every member): they are the
+  // The players read meanwhile (the joins reach them as `room` pushes): they are the
   // clients that keep up.
   while (!joined) {
     for (auto& player : table.players) player->next(milliseconds(10));
@@ -804,8 +803,8 @@ TEST(Flood, AThousandClientsThatNeverReadAreClosedAndMemoryStaysBounded) {
   EXPECT_TRUE(game.finished);
 
   // Every spectator is closed (the close frame cannot reach a client that does not read: the
-  // server drops the connection 2 s later), leaving the two players, who read on (each
-  // spectator gone is a `room` push to them).
+  // server drops the connection 2 s later), leaving the two players, who read on (the
+  // spectators gone reach them as `room` pushes).
   std::string metrics;
   const auto deadline = Clock::now() + seconds(15);
   while (Clock::now() < deadline) {
