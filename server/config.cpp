@@ -265,6 +265,22 @@ const std::map<std::string, Flag>& flags() {
       {"quick-play-bots-after-s",
        {"quick play fills a table's empty seats with bots after (default 15; 0: never)",
         duration_flag(&ServerConfig::quick_play_bots_after, 3600L)}},
+      {"quick-play-rating-band",
+       {"rated quick play seats players together only within this many rating points either "
+        "side of the one who has waited longest, at first (default 100)",
+        [](const std::string& v, ServerConfig& c) {
+          return parse_double(v, c.quick_play_rating_band, 0, 10'000);
+        }}},
+      {"quick-play-rating-band-growth",
+       {"rating points the rated quick-play band widens by per second waited (default 10)",
+        [](const std::string& v, ServerConfig& c) {
+          return parse_double(v, c.quick_play_rating_band_growth, 0, 10'000);
+        }}},
+      {"quick-play-rating-band-max",
+       {"the rated quick-play band never widens past this many rating points (default 400)",
+        [](const std::string& v, ServerConfig& c) {
+          return parse_double(v, c.quick_play_rating_band_max, 0, 10'000);
+        }}},
       {"bot-delay-ms",
        {"pause before a server-side bot moves (default 400)",
         duration_flag(&ServerConfig::bot_delay, 60'000L)}},

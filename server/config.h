@@ -73,6 +73,12 @@ struct ServerConfig {
   std::chrono::milliseconds bot_delay{400};
   // Quick play: a table still short of players after this long is filled with bots (0: never).
   std::chrono::seconds quick_play_bots_after{15};
+  // Rated quick play: players share a table only within a rating band around the player it
+  // forms for: this many points either side at first, widening by the growth every second
+  // that player waits, up to the maximum (server/matchmaker.h).
+  double quick_play_rating_band = 100;
+  double quick_play_rating_band_growth = 10;
+  double quick_play_rating_band_max = 400;
   std::size_t max_rooms = 10'000;
 
   // Cluster mode (docs/ARCHITECTURE.md, "Cluster mode"): the Redis (redis://host:port) that

@@ -170,6 +170,24 @@ TEST(Config, TokenIdlePeriod) {
   EXPECT_NE(error.find("--token-idle-s"), std::string::npos) << error;
 }
 
+TEST(Config, QuickPlayRatingBand) {
+  std::string error;
+  auto defaults = parse({}, error);
+  ASSERT_TRUE(defaults) << error;
+  EXPECT_EQ(defaults->quick_play_rating_band, 100);
+  EXPECT_EQ(defaults->quick_play_rating_band_growth, 10);
+  EXPECT_EQ(defaults->quick_play_rating_band_max, 400);
+  auto set = parse({"--quick-play-rating-band", "50", "--quick-play-rating-band-growth=2.5",
+                    "--quick-play-rating-band-max", "0"},
+                   error);
+  ASSERT_TRUE(set) << error;
+  EXPECT_EQ(set->quick_play_rating_band, 50);
+  EXPECT_EQ(set->quick_play_rating_band_growth, 2.5);
+  EXPECT_EQ(set->quick_play_rating_band_max, 0);
+  EXPECT_FALSE(parse({"--quick-play-rating-band-growth", "-1"}, error));
+  EXPECT_NE(error.find("--quick-play-rating-band-growth"), std::string::npos) << error;
+}
+
 // A cluster node drains by default (long enough for two of the proxy's health checks); a
 // single server does not, unless told.
 TEST(Config, DrainDefaultsByModeAndFlag) {

@@ -29,6 +29,13 @@ Json standing_message(const Matchmaker::Standing& standing) {
           {"estimate_ms", standing.estimate.count()}};
 }
 
+// The partnerships of a game as its rules seat them (docs/RULES.md): Spades and Bid Whist
+// play seats 0 and 2 against seats 1 and 3. A game's GameInfo does not say it, and the
+// ratings learn it only from a finished game's result (`team_scores`).
+int teams_of(const GameInfo& game) {
+  return game.kind == "spades" || game.kind == "bidwhist" ? 2 : 0;
+}
+
 bool holds_a_seat(const protocol::RoomSummary& room, const std::string& player) {
   if (room.status == protocol::RoomStatus::kFinished) return false;
   for (const auto& seat : room.seats) {
@@ -39,8 +46,20 @@ bool holds_a_seat(const protocol::RoomSummary& room, const std::string& player) 
 
 }  // namespace
 
-QuickPlay::QuickPlay(Lobby& lobby, std::chrono::milliseconds bots_after)
-    : lobby_(lobby), matchmaker_(bots_after) {}
+QuickPlay::QuickPlay(Lobby& lobby, std::chrono::milliseconds bots_after,
+                     Matchmaker::RatingBand band)
+    : lobby_(lobby), matchmaker_(bots_after, band) {}
+
+double QuickPlay::stored_rating(Store& store, const std::string& player_id,
+                                const std::string& kind) {
+  const auto found = store.load_player_ratings(player_id, /*games=*/0);
+  if (found) {
+    for (const RatingRow& row : found->ratings) {
+      if (row.kind == kind) return row.rating.rating;
+    }
+  }
+  return ratings::kInitialRating;
+}
 
 std::optional<QuickPlay::Refusal> QuickPlay::check(const std::shared_ptr<Player>& player,
                                                    const protocol::QuickPlay& request,
@@ -64,18 +83,19 @@ std::optional<QuickPlay::Refusal> QuickPlay::check(const std::shared_ptr<Player>
                                                     "); finish or leave it before quick play"};
     }
   }
-  wish = Matchmaker::Wish{setup.game, setup.seats, std::move(setup.game_options), request.rated};
+  wish = Matchmaker::Wish{setup.game, setup.seats, std::move(setup.game_options), request.rated,
+                          teams_of(*setup.game)};
   return std::nullopt;
 }
 
 std::optional<QuickPlay::Refusal> QuickPlay::enqueue(const std::shared_ptr<Player>& player,
                                                      const protocol::QuickPlay& request,
-                                                     const Json& re) {
+                                                     const Json& re, double rating) {
   Matchmaker::Wish wish;
   if (auto refusal = check(player, request, wish)) return refusal;
   std::lock_guard lock(mutex_);
   const auto now = Matchmaker::Clock::now();
-  if (!matchmaker_.enqueue(player, std::move(wish), now)) {
+  if (!matchmaker_.enqueue(player, std::move(wish), now, rating)) {
     return Refusal{ErrorCode::kAlreadyQueued,
                    "you are already waiting for a table; cancel_quick_play first"};
   }

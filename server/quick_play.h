@@ -1,8 +1,11 @@
 // Quick play over the protocol: `quick_play` puts a player in the matchmaker's queue
 // (matchmaker.h), and on every tick (each half second, on the lobby feed's timer in
 // ServerState) the tables it makes are opened as ordinary rooms
-// (public, default room options), the players seated in queue order, bots in the seats
-// left, and the game started. Waiting players are told where they stand when that changes.
+// (public, default room options), the players seated in the order the matchmaker gives
+// (the queue's, or a rated partnership table's balanced one), bots in the seats left, and
+// the game started. Waiting players are told where they stand when that changes.
+// A rated wish carries the player's rating of the game, read from the store before it is
+// queued (stored_rating), for the matchmaker's rating bands.
 //
 // Per node: a cluster matches the players connected to the same node (docs/OPERATIONS.md).
 // Thread-safe: requests come from connections' strands, ticks from a timer.
@@ -20,6 +23,7 @@
 #include "server/identity.h"
 #include "server/lobby.h"
 #include "server/matchmaker.h"
+#include "server/store/store.h"
 
 namespace parlor::server {
 
@@ -28,12 +32,18 @@ class QuickPlay {
   // The strategy of the bots that fill quick-play tables.
   static constexpr const char* kFillerStrategy = "greedy";
 
-  QuickPlay(Lobby& lobby, std::chrono::milliseconds bots_after);
+  QuickPlay(Lobby& lobby, std::chrono::milliseconds bots_after, Matchmaker::RatingBand band = {});
+
+  // The player's rating of `kind` as `store` holds it, or a new player's when it has none.
+  // Blocking disk I/O: call it through ServerState::run_blocking(). Throws StoreError.
+  static double stored_rating(Store& store, const std::string& player_id, const std::string& kind);
 
   using Refusal = Lobby::Refusal;
   // Queues `player` and answers `re` with its standing, or refuses (nothing changed then).
+  // `rating`: the player's rating of the game (stored_rating), for a rated request.
   std::optional<Refusal> enqueue(const std::shared_ptr<Player>& player,
-                                 const protocol::QuickPlay& request, const Json& re);
+                                 const protocol::QuickPlay& request, const Json& re,
+                                 double rating = ratings::kInitialRating);
   // Takes the player out of the queue; false when it was not waiting.
   bool cancel(const Player& player);
   // Opens the tables the queues make now and tells waiting players where they stand.

@@ -80,11 +80,7 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
           lobby_feed_.unsubscribe(client.connection.get());
           send(protocol::encode_ok(id));
         } else if constexpr (std::is_same_v<T, protocol::QuickPlay>) {
-          if (shutting_down()) {
-            reply_error(client, id, ErrorCode::kShuttingDown, kNoNewRooms);
-          } else if (auto refusal = quick_play_.enqueue(client.player, command, id)) {
-            reply_error(client, id, refusal->code, refusal->message);
-          }
+          done = quick_play(client, command, id);
         } else if constexpr (std::is_same_v<T, protocol::CancelQuickPlay>) {
           if (quick_play_.cancel(*client.player)) {
             send(protocol::encode_ok(id));
@@ -294,6 +290,57 @@ void ServerState::create_room(ClientContext& client, const protocol::CreateRoom&
   if (!room) return reply_error(client, id, refusal.code, refusal.message);
   log_info("room " + room->id() + " created by " + client.player->id());
   room->join(Caller{client.player, client.connection, id, received}, 0, /*creating=*/true);
+}
+
+bool ServerState::quick_play(ClientContext& client, const protocol::QuickPlay& request,
+                             const Json& id) {
+  if (shutting_down()) {
+    reply_error(client, id, ErrorCode::kShuttingDown, kNoNewRooms);
+    return true;
+  }
+  // Unrated play needs no rating; rated play without a store is refused by the enqueue.
+  if (!request.rated || !store_) {
+    if (auto refusal = quick_play_.enqueue(client.player, request, id)) {
+      reply_error(client, id, refusal->code, refusal->message);
+    }
+    return true;
+  }
+  // The player's rating of the game, or nullopt when the store cannot be read.
+  const auto read_rating = [this](const std::string& player_id, const std::string& kind) {
+    try {
+      return std::optional<double>(QuickPlay::stored_rating(*store_, player_id, kind));
+    } catch (const StoreError& error) {
+      log_error(std::string("quick play: cannot read a rating: ") + error.what());
+      return std::optional<double>();
+    }
+  };
+  const auto enqueue = [this](ClientContext& asking, const protocol::QuickPlay& wanted,
+                              const Json& re, std::optional<double> rating) {
+    if (!rating) {
+      return reply_error(asking, re, ErrorCode::kInternalError,
+                         "your rating could not be read now; try again shortly");
+    }
+    if (auto refusal = quick_play_.enqueue(asking.player, wanted, re, *rating)) {
+      reply_error(asking, re, refusal->code, refusal->message);
+    }
+  };
+  // A client without a session here (another node's) never asks for quick play, which is not
+  // forwarded; were it to, its rating is read in place.
+  if (!client.finish_later) {
+    enqueue(client, request, id, read_rating(client.player->id(), request.kind));
+    return true;
+  }
+  // `finish` is copied now: the session (and `client` in it) may be gone by the time the read
+  // ends; finish runs the rest only while the session lives, on its strand.
+  run_blocking([finish = client.finish_later, client = &client, request, id, read_rating, enqueue,
+                player_id = client.player->id()] {
+    const std::optional<double> rating = read_rating(player_id, request.kind);
+    finish([client, request, id, rating, enqueue] {
+      if (!client->connection) return;  // it closed meanwhile: nobody to seat
+      enqueue(*client, request, id, rating);
+    });
+  });
+  return false;
 }
 
 bool ServerState::known_kind(ClientContext& client, const std::optional<std::string>& kind,

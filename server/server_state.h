@@ -162,6 +162,9 @@ class ServerState {
   void store_last_seen(const Player& player);
   void create_room(ClientContext& client, const protocol::CreateRoom& request, const Json& id,
                    Clock::time_point received);
+  // quick_play. Returns false when it finishes later: a rated request waits for the player's
+  // rating, read from the store off the I/O threads.
+  bool quick_play(ClientContext& client, const protocol::QuickPlay& request, const Json& id);
   // mute / unmute: `client`'s player stops (or starts again) receiving `player_id`'s chat.
   void set_muted(ClientContext& client, const std::string& player_id, bool muted, const Json& id);
   void reply_error(ClientContext& client, const Json& id, protocol::ErrorCode code,
@@ -178,7 +181,10 @@ class ServerState {
   std::unique_ptr<ClusterLinks> links_;
   Lobby lobby_;
   LobbyFeed lobby_feed_{metrics_};
-  QuickPlay quick_play_{lobby_, config_.quick_play_bots_after};
+  QuickPlay quick_play_{
+      lobby_, config_.quick_play_bots_after,
+      Matchmaker::RatingBand{config_.quick_play_rating_band, config_.quick_play_rating_band_growth,
+                             config_.quick_play_rating_band_max}};
   boost::asio::steady_timer lobby_feed_timer_{io_};
   std::atomic<bool> lobby_feed_busy_{false};  // a publish is queued on the blocking pool
   std::atomic<bool> lobby_feed_stopped_{false};

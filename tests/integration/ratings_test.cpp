@@ -212,6 +212,58 @@ TEST(RatingsPlayTest, QuickPlaysRatedBotsGetARatingOfTheirOwn) {
   ASSERT_EQ(board.body["players"].size(), 2U);
 }
 
+// Rated quick play reads each player's rating from the store and seats together only players
+// within the rating band: two newcomers (1500 each) at once, not a winner and a loser of a rated
+// game (about 1662 and 1338) with a band of 100 that never widens.
+TEST(RatingsPlayTest, RatedQuickPlaySeatsOnlyPlayersWithinTheRatingBand) {
+  auto config = durable_config("band");
+  config.quick_play_bots_after = std::chrono::seconds(0);
+  config.quick_play_rating_band = 100;
+  config.quick_play_rating_band_growth = 0;
+  config.quick_play_rating_band_max = 100;
+  ServerFixture server(config);
+  Seated a = player(server, "ann");
+  Seated b = player(server, "bob");
+  const std::string room = start_rated_agram(a, b, 11);
+  ASSERT_TRUE(b.client->next_of("state"));
+  EXPECT_EQ(b.client->request({{"type", "leave_room"}, {"room", room}})["type"], "left");
+  ASSERT_TRUE(play_first_legal_until_over(*a.client, room, 0));
+  for (const Seated* rated : {&a, &b}) {
+    const HttpAnswer profile =
+        get_when(server.port(), "/api/players/" + rated->id,
+                 [](const HttpAnswer& answer) { return answer.status == 200; });
+    ASSERT_EQ(profile.status, 200) << profile.body.dump();
+  }
+
+  const Json ask = {{"type", "quick_play"},
+                    {"kind", "agram"},
+                    {"seats", 2},
+                    {"rated", true},
+                    {"options", {{"target", 1}}}};
+  Seated c = player(server, "cay");
+  Seated d = player(server, "dee");
+  for (const Seated* asking : {&a, &b, &c, &d}) {
+    const Json waiting = asking->client->request(ask);
+    ASSERT_EQ(waiting["status"], "waiting") << waiting.dump();
+  }
+  const auto seated = [](const Seated& who, std::chrono::milliseconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < until) {
+      const auto push = who.client->next_of("quick_play", std::chrono::milliseconds(200));
+      if (push && (*push)["status"] == "seated") return *push;
+    }
+    return Json();
+  };
+  const Json seated_c = seated(c, std::chrono::seconds(3));
+  const Json seated_d = seated(d, std::chrono::seconds(3));
+  ASSERT_TRUE(seated_c.is_object() && seated_d.is_object()) << "two newcomers: no table";
+  EXPECT_EQ(seated_c["room"], seated_d["room"]);
+  EXPECT_TRUE(seated(a, std::chrono::milliseconds(1500)).is_null()) << "ann was seated";
+  EXPECT_TRUE(seated(b, std::chrono::milliseconds(200)).is_null()) << "bob was seated";
+  EXPECT_EQ(a.client->request({{"type", "cancel_quick_play"}})["type"], "ok");
+  EXPECT_EQ(b.client->request({{"type", "cancel_quick_play"}})["type"], "ok");
+}
+
 TEST(RatingsPlayTest, BadInputGetsItsCodeAndChangesNothing) {
   ServerFixture server(durable_config("bad"));
   Seated a = player(server, "ann");
