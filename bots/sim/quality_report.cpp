@@ -95,6 +95,10 @@ SkillGap skill_gap(const SimReport& mixed, const std::string& player) {
     if (sr.name == "random") gap.random_rate = sr.rate;
   }
   gap.gap = gap.player_rate.rate - gap.random_rate.rate;
+  const std::int64_t wins = gap.player_rate.wins + gap.random_rate.wins;
+  if (wins > 0) {
+    gap.share = static_cast<double>(gap.player_rate.wins) / static_cast<double>(wins);
+  }
   return gap;
 }
 

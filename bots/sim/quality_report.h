@@ -41,6 +41,10 @@ struct SkillGap {
   Rate player_rate;  // the player's seat-games won
   Rate random_rate;  // random's seat-games won at the same tables
   double gap = 0;    // player_rate.rate - random_rate.rate
+  // The player's wins over all wins at those tables: 0.5 when skill buys nothing, 1 when random
+  // never wins. Comparable across games, where the rates are not: with one winner and the
+  // player at half of four seats, a seat-game is won at most half the time.
+  double share = 0.5;
 };
 
 // `mixed` is a tournament of `player` against random; the gap is read from its per-strategy

@@ -46,7 +46,8 @@ Json quality_report_json(const QualityReport& report) {
                      {"games", g.games},
                      {"player_win_rate", rate_to_json(g.player_rate)},
                      {"random_win_rate", rate_to_json(g.random_rate)},
-                     {"gap", g.gap}});
+                     {"gap", g.gap},
+                     {"share_of_wins", g.share}});
   }
   const ChoiceSummary& ch = report.choices;
   Json same = Json::array();
@@ -97,11 +98,15 @@ std::string quality_report_markdown(const QualityReport& report) {
   out += "## How much skill matters\n\n";
   out +=
       "Each player against random at alternate seats, on duplicate deals (every deal played "
-      "from every seat). Win rates per seat-game with Wilson 95% intervals.\n\n";
-  out += "| player | games | player wins | random wins | gap |\n|---|---|---|---|---|\n";
+      "from every seat). Win rates per seat-game with Wilson 95% intervals; the share of the "
+      "wins is the player's wins over all wins at those tables (50%: skill buys nothing, 100%: "
+      "random never wins).\n\n";
+  out += "| player | games | player wins | random wins | gap | player's share of the wins |\n";
+  out += "|---|---|---|---|---|---|\n";
   for (const SkillGap& g : report.skill) {
     out += "| " + g.player + " | " + std::to_string(g.games) + " | " + rate_cell(g.player_rate) +
-           " | " + rate_cell(g.random_rate) + " | " + fixed("%+.1f", 100 * g.gap) + " points |\n";
+           " | " + rate_cell(g.random_rate) + " | " + fixed("%+.1f", 100 * g.gap) + " points | " +
+           percent(g.share) + " |\n";
   }
 
   const ChoiceSummary& ch = report.choices;

@@ -109,7 +109,8 @@ TEST(SkillGap, ReadsThePlayersRatesFromAMixedTable) {
   EXPECT_EQ(g.games, 40);
   EXPECT_EQ(g.player_rate.wins, 30);
   EXPECT_EQ(g.random_rate.wins, 10);
-  EXPECT_DOUBLE_EQ(g.gap, 0.25);  // 37.5% - 12.5%
+  EXPECT_DOUBLE_EQ(g.gap, 0.25);    // 37.5% - 12.5%
+  EXPECT_DOUBLE_EQ(g.share, 0.75);  // 30 of the 40 wins
   EXPECT_NEAR(g.player_rate.low, make_rate(30, 80).low, 1e-15);
 }
 
