@@ -2,16 +2,20 @@
 //
 //   parlor-sim --game agram --games 100000 --bots greedy,random,random,random --seed 1
 //              [--seats N] [--options JSON] [--rotate] [--duplicate] [--json] [--no-fast-path]
+//   parlor-sim --report --game KIND [--variant NAME | --options JSON] [--games N]
+//              [--search-games N] [--search NAME] [--choice-games N] [--seed N] [--out DIR]
 //
 // The report goes to stdout and depends only on the arguments; the elapsed time and games per
-// minute go to stderr.
+// minute go to stderr. --report writes DIR/<kind>[-<variant>].md and .json instead.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <string_view>
 
+#include "bots/sim/quality_report.h"
 #include "bots/sim/simulator.h"
 #include "bots/strategy.h"
 #include "games/registry.h"
@@ -33,7 +37,46 @@ constexpr const char* kUsage =
     "  --duplicate deal each hand once per seat, the bots shifted one seat each time\n"
     "              (implies --rotate; --games should be a multiple of the seats)\n"
     "  --json      print the report as JSON\n"
-    "  --no-fast-path  send random play through views and prompts too (for comparison)\n";
+    "  --no-fast-path  send random play through views and prompts too (for comparison)\n"
+    "\n"
+    "       parlor-sim --report --game KIND [--variant NAME | --options JSON] [--games N]\n"
+    "                  [--search-games N] [--search NAME] [--choice-games N] [--seed N]\n"
+    "                  [--out DIR]\n"
+    "  --report       write a game-quality report to DIR/KIND[-VARIANT].md and .json\n"
+    "  --variant      a named variant (a non-default choice value, or a boolean option's name)\n"
+    "  --games        games per random and greedy tournament (default 400)\n"
+    "  --search-games games per tournament with the search player (default 40)\n"
+    "  --search       the search player (default ismcts at its default budget)\n"
+    "  --choice-games all-greedy games whose decisions are sampled (default 20)\n"
+    "  --out          directory for the report (default .)\n";
+
+int run_report(parlor::sim::ReportConfig config, const std::string& out_dir) {
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  config.progress = [&](std::string_view stage) {
+    std::fprintf(stderr, "%7.1f s  %.*s\n", elapsed(), static_cast<int>(stage.size()),
+                 stage.data());
+  };
+  std::string error;
+  const auto report = parlor::sim::run_quality_report(config, error);
+  if (!report) {
+    std::cerr << "parlor-sim: " << error << "\n";
+    return 1;
+  }
+  const std::string stem = out_dir + "/" + parlor::sim::report_stem(config);
+  std::ofstream markdown(stem + ".md", std::ios::binary);
+  markdown << parlor::sim::quality_report_markdown(*report);
+  std::ofstream json(stem + ".json", std::ios::binary);
+  json << parlor::sim::quality_report_json(*report).dump(2) << "\n";
+  if (!markdown || !json) {
+    std::cerr << "parlor-sim: cannot write " << stem << ".md / .json\n";
+    return 1;
+  }
+  std::fprintf(stderr, "%7.1f s  wrote %s.md and %s.json\n", elapsed(), stem.c_str(), stem.c_str());
+  return 0;
+}
 
 int fail(const std::string& message) {
   std::cerr << "parlor-sim: " << message << "\n" << kUsage;
@@ -52,7 +95,11 @@ bool parse_int(std::string_view text, long long& out) {
 
 int main(int argc, char** argv) {
   parlor::sim::SimConfig config;
+  parlor::sim::ReportConfig report_config;
   bool json = false;
+  bool quality_report = false;
+  bool games_given = false;
+  std::string out_dir = ".";
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     auto value = [&]() -> std::optional<std::string_view> {
@@ -64,6 +111,21 @@ int main(int argc, char** argv) {
       json = true;
     } else if (arg == "--no-fast-path") {
       config.fast_random = false;
+    } else if (arg == "--report") {
+      quality_report = true;
+    } else if (arg == "--variant" || arg == "--search" || arg == "--out") {
+      const auto v = value();
+      if (!v) return fail(std::string(arg) + " needs a value");
+      if (arg == "--variant") report_config.variant = std::string(*v);
+      if (arg == "--search") report_config.search = std::string(*v);
+      if (arg == "--out") out_dir = std::string(*v);
+    } else if (arg == "--search-games" || arg == "--choice-games") {
+      const auto v = value();
+      if (!v || !parse_int(*v, number) || number < 0) {
+        return fail(std::string(arg) + " needs a non-negative integer");
+      }
+      if (arg == "--search-games") report_config.search_games = number;
+      if (arg == "--choice-games") report_config.choice_games = number;
     } else if (arg == "--rotate") {
       config.rotate = true;
     } else if (arg == "--duplicate") {
@@ -80,7 +142,10 @@ int main(int argc, char** argv) {
       if (!v || !parse_int(*v, number) || number < 0) {
         return fail(std::string(arg) + " needs a non-negative integer");
       }
-      if (arg == "--games") config.games = number;
+      if (arg == "--games") {
+        config.games = number;
+        games_given = true;
+      }
       if (arg == "--seed") config.seed = static_cast<std::uint64_t>(number);
       if (arg == "--seats") config.seats = static_cast<int>(number);
     } else if (arg == "--bots") {
@@ -104,6 +169,18 @@ int main(int argc, char** argv) {
     }
   }
   if (config.kind.empty()) return fail("--game is required");
+  if (quality_report) {
+    if (config.seats != 0 || config.rotate || config.duplicate || json) {
+      return fail(
+          "--report plays the game's default seats and writes its own files; drop "
+          "--seats, --rotate, --duplicate and --json");
+    }
+    report_config.kind = config.kind;
+    report_config.options = config.options;
+    report_config.seed = config.seed;
+    if (games_given) report_config.games = config.games;
+    return run_report(std::move(report_config), out_dir);
+  }
 
   std::string error;
   const auto start = std::chrono::steady_clock::now();

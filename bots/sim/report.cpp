@@ -7,10 +7,6 @@
 namespace parlor::sim {
 namespace {
 
-Json rate_json(const Rate& r) {
-  return {{"wins", r.wins}, {"trials", r.trials}, {"rate", r.rate}, {"ci95", {r.low, r.high}}};
-}
-
 std::string format(const char* pattern, double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, pattern, value);
@@ -25,17 +21,21 @@ std::string rate_text(const Rate& r) {
 
 }  // namespace
 
+Json rate_to_json(const Rate& r) {
+  return {{"wins", r.wins}, {"trials", r.trials}, {"rate", r.rate}, {"ci95", {r.low, r.high}}};
+}
+
 Json report_to_json(const SimReport& report) {
   Json seats = Json::array();
   for (std::size_t s = 0; s < report.seat_rates.size(); ++s) {
-    Json entry = rate_json(report.seat_rates[s]);
+    Json entry = rate_to_json(report.seat_rates[s]);
     entry["seat"] = s;
     entry["strategy"] = report.rotate ? Json(nullptr) : Json(report.bots[s]);
     seats.push_back(std::move(entry));
   }
   Json strategies = Json::array();
   for (const StrategyRate& sr : report.strategy_rates) {
-    Json entry = rate_json(sr.rate);
+    Json entry = rate_to_json(sr.rate);
     entry["strategy"] = sr.name;
     strategies.push_back(std::move(entry));
   }

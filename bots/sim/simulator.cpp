@@ -13,30 +13,6 @@ namespace {
 
 constexpr std::int64_t kMaxMovesPerGame = 200000;  // a game that long is an engine or bot bug
 
-// SplitMix64: spreads consecutive game numbers over unrelated seeds.
-std::uint64_t mix_seed(std::uint64_t value) {
-  value += 0x9E3779B97F4A7C15ULL;
-  value = (value ^ (value >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  value = (value ^ (value >> 27)) * 0x94D049BB133111EBULL;
-  return value ^ (value >> 31);
-}
-
-// Legal moves offered by a prompt: the `legal` list, or the number of `count`-subsets a
-// `choose` prompt allows.
-double prompt_branching(const Json& prompt) {
-  if (const auto legal = prompt.find("legal"); legal != prompt.end() && legal->is_array()) {
-    return static_cast<double>(legal->size());
-  }
-  if (const auto choose = prompt.find("choose"); choose != prompt.end() && choose->is_object()) {
-    const double n = static_cast<double>(choose->value("from", Json::array()).size());
-    const double k = choose->value("count", 0.0);
-    double ways = 1;
-    for (double i = 0; i < k; ++i) ways = ways * (n - i) / (i + 1);
-    return std::round(ways);
-  }
-  return 0;
-}
-
 struct Totals {
   std::vector<std::int64_t> seat_wins;
   std::vector<std::int64_t> strategy_wins;
@@ -98,6 +74,7 @@ bool play_game(Game& game, Table& table, const GameProbe& probe, const SimConfig
       return false;
     }
     const Seat seat = acting.front();
+    if (config.before_decision) config.before_decision(game, seat, game_number);
     bots::Strategy& strategy = *table.strategies[listed_seat(seat)];
     std::optional<int> fast;
     if (config.fast_random && !table.observed && !strategy.reads_view())
@@ -166,6 +143,27 @@ bool play_game(Game& game, Table& table, const GameProbe& probe, const SimConfig
 }
 
 }  // namespace
+
+std::uint64_t mix_seed(std::uint64_t value) {
+  value += 0x9E3779B97F4A7C15ULL;
+  value = (value ^ (value >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  value = (value ^ (value >> 27)) * 0x94D049BB133111EBULL;
+  return value ^ (value >> 31);
+}
+
+double prompt_branching(const Json& prompt) {
+  if (const auto legal = prompt.find("legal"); legal != prompt.end() && legal->is_array()) {
+    return static_cast<double>(legal->size());
+  }
+  if (const auto choose = prompt.find("choose"); choose != prompt.end() && choose->is_object()) {
+    const double n = static_cast<double>(choose->value("from", Json::array()).size());
+    const double k = choose->value("count", 0.0);
+    double ways = 1;
+    for (double i = 0; i < k; ++i) ways = ways * (n - i) / (i + 1);
+    return std::round(ways);
+  }
+  return 0;
+}
 
 Rate make_rate(std::int64_t wins, std::int64_t trials) {
   Rate r;

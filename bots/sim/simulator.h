@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ struct SimConfig {
   // Test seam: false sends `random` through views and prompts even where a JSON-free path
   // exists; both give the same games.
   bool fast_random = true;
+  // Called before every decision with the true state, the seat to act and the game's number.
+  // For offline measures that may look at everything (the quality report's meaningful-choice
+  // sampling, quality_report.h); it is never handed to a strategy, which sees only its view.
+  std::function<void(const Game& game, Seat seat, std::int64_t game_number)> before_decision;
 };
 
 // A win rate with its Wilson 95% confidence interval.
@@ -42,6 +47,13 @@ struct Rate {
   double high = 0;
 };
 Rate make_rate(std::int64_t wins, std::int64_t trials);
+
+// SplitMix64: spreads consecutive numbers (games, samples) over unrelated seeds.
+std::uint64_t mix_seed(std::uint64_t value);
+
+// Legal moves a prompt offers: the `legal` list's length, or the number of `count`-subsets a
+// `choose` prompt allows.
+double prompt_branching(const Json& prompt);
 
 struct StrategyRate {
   std::string name;
@@ -82,6 +94,8 @@ struct SimReport {
 std::optional<SimReport> run_simulation(const SimConfig& config, std::string& error);
 
 Json report_to_json(const SimReport& report);
+// {"wins","trials","rate","ci95":[low,high]}, as the report writes every rate.
+Json rate_to_json(const Rate& rate);
 std::string report_to_text(const SimReport& report);
 
 }  // namespace parlor::sim
