@@ -2,7 +2,7 @@
 // drift test holds them to protocol/PROTOCOL.md. This module adds what the web client
 // keeps on top of them, and defensive readers: unknown fields are ignored.
 
-import type { GameResult, JsonObject, Move, RoomSummary, StatePush as WireStatePush } from '@parlor/client';
+import type { GameResult, JsonObject, Move, ReplayReply, ReplayStep as WireReplayStep, RoomSummary, StatePush as WireStatePush } from '@parlor/client';
 
 export type { ChatLine, Choose, GameInfo, GameResult, Json, JsonObject, Move, OptionSchema, Prompt, SeatInfo } from '@parlor/client';
 export { ServerError } from '@parlor/client';
@@ -38,30 +38,10 @@ export function strs(v: unknown): string[] {
   return arr(v).filter((x): x is string => typeof x === 'string');
 }
 
-// One step of a replay: the state after a move (step 0: the deal) as the replaying seat saw it.
-export interface ReplayStep {
-  seq: number;
-  seat?: number;
-  // Only the replaying seat's own moves; others' show through their public events.
-  move?: Move;
-  events: JsonObject[];
-  view: JsonObject;
-  to_act: number[];
-}
-
-// {"type":"replay"} from get_replay or GET /api/games/<room>/replay.
-export interface Replay {
-  room: string;
-  kind: string;
-  game: number;
-  as: number | null;
-  finished: boolean;
-  options: JsonObject;
-  steps: ReplayStep[];
-  result: GameResult | null;
-  // Once the game is over: the full state at the deal and every move.
-  reveal: { initial: JsonObject; moves: { seq: number; seat: number; move: Move }[] } | null;
-}
+// A replay (get_replay, or GET /api/games/<room>/replay) as the web client keeps it: the
+// wire reply with every step's events present (readReplay fills them in).
+export interface ReplayStep extends Omit<WireReplayStep, 'events'> { events: JsonObject[] }
+export interface Replay extends Omit<ReplayReply, 'type' | 're' | 'steps'> { steps: ReplayStep[] }
 
 // Reads a replay defensively (steps without a view are dropped).
 export function readReplay(msg: unknown): Replay {
