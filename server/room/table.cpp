@@ -99,11 +99,11 @@ void Table::watch(const Caller& caller, TableTime now, Outbox& out) {
     spectators_.push_back({caller.player, true});
     out.memberships.push_back({caller.player, true});
     out.watchers.push_back({caller.player->id(), true});
+    // The others learn the new count a moment later; a spectator coming back changes none.
+    publish_spectators_later(now, out);
   }
   reply(caller, protocol::encode_watching(caller.re, id()), out);
-  // The newcomer sees the room at once; the others learn the new count a moment later.
   push_room_to(caller.player, out);
-  publish_spectators_later(now, out);
   push_chat_history_to(caller.player, out);
   if (game_) push_state_to(caller.player, now, out);
 }

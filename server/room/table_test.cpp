@@ -194,6 +194,10 @@ TEST_F(TableTest, SpectatorsComingAndGoingArePushedToMembersOnceTheyPause) {
   EXPECT_EQ(out.summary->spectators, 50);
   EXPECT_TRUE(out.writes.empty()) << "the record holds no spectators: nothing to store";
   EXPECT_EQ(table->next_deadline(), std::nullopt);
+  // A spectator watching again (a reconnect) changes no count: nothing for the others.
+  table->watch(Caller{crowd[1], std::make_shared<Address>(), 3, {}}, at(600ms), fresh());
+  EXPECT_EQ(rooms_to(*crowd[1]), std::vector<int>{50});
+  EXPECT_EQ(table->next_deadline(), std::nullopt);
 
   // Leaving is the same; a push for another reason meanwhile carries the count at once.
   table->leave(Caller{crowd[0], std::make_shared<Address>(), 2, {}}, at(1s), fresh());
