@@ -66,6 +66,7 @@ Json room_summary_json(const RoomSummary& room) {
   if (!room.options.is_null()) message["options"] = room.options;
   if (room.locked) message["locked"] = true;
   if (!room.host.empty()) message["host"] = room.host;
+  if (!room.node.empty()) message["node"] = room.node;
   return message;
 }
 
@@ -78,12 +79,13 @@ void attach_re(Json& message, const Json& re) {
 }
 
 std::string encode_welcome(const Json& re, std::string_view player, std::string_view token,
-                           int protocol, bool dev) {
+                           int protocol, bool dev, std::string_view node) {
   Json message = reply("welcome", re);
   message["player"] = std::string(player);
   message["token"] = std::string(token);
   message["protocol"] = protocol;
   if (dev) message["dev"] = true;
+  if (!node.empty()) message["node"] = std::string(node);
   return to_wire(message);
 }
 
@@ -202,6 +204,11 @@ RoomPush::RoomPush(const RoomSummary& room) {
     out += ',';
     jt::key(out, "locked");
     jt::boolean(out, true);
+  }
+  if (!room.node.empty()) {
+    out += ',';
+    jt::key(out, "node");
+    append_string(out, room.node);
   }
   if (!room.options.is_null()) {
     out += ',';

@@ -56,6 +56,10 @@ struct RoomSummary {
   // The creator's player id, who may use the host controls: "host":P, omitted when the room
   // has none (quick play's tables).
   std::string host;
+  // Cluster mode: the id of the node serving the room ("node":ID, omitted on a single
+  // server), so a client may connect to that node through the proxy (`?node=ID`) and play
+  // without a hop between nodes.
+  std::string node;
 };
 
 // {"type":"room","room":..,"kind":..,"status":..,"seats":[..],"spectators":N,"options":{..}}
@@ -71,8 +75,9 @@ void attach_re(Json& message, const Json& re);
 // ---- Replies ----
 
 // `dev`: the server runs in development mode (it takes a room's `seed`); sent only when true.
+// `node`: in cluster mode, the id of the node holding the connection; omitted when empty.
 std::string encode_welcome(const Json& re, std::string_view player, std::string_view token,
-                           int protocol, bool dev = false);
+                           int protocol, bool dev = false, std::string_view node = {});
 
 // {"type":"error","re":ID,"code":CODE,"message":TEXT}. The string overload forwards the
 // game-specific codes engines return (e.g. "must_include_lowest") unchanged.

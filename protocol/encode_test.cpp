@@ -42,6 +42,9 @@ TEST(EncodeReplies, Welcome) {
       Json({{"type", "welcome"}, {"re", 1}, {"player", "p42"}, {"token", "tok"}, {"protocol", 1}}));
   // A server in development mode says so; otherwise the field is absent, as before.
   EXPECT_EQ(wire(encode_welcome(Json(1), "p42", "tok", 1, /*dev=*/true))["dev"], true);
+  // In cluster mode the welcome names the node holding the connection; else no "node".
+  EXPECT_EQ(wire(encode_welcome(Json(1), "p42", "tok", 1, false, "node-3"))["node"], "node-3");
+  EXPECT_FALSE(wire(encode_welcome(Json(1), "p42", "tok", 1)).contains("node"));
 }
 
 TEST(EncodeReplies, ErrorWithProtocolCodeOrEngineCode) {
@@ -174,7 +177,10 @@ TEST(EncodePushes, RoomPushPerViewerIsTheDumpOfTheWholeMessage) {
   RoomSummary hosted = sample_room();
   hosted.host = "p1";
   hosted.locked = true;
-  for (const RoomSummary& room : {with_options, without_options, hosted}) {
+  // A cluster node's room names its node, between "locked" and "options".
+  RoomSummary on_a_node = hosted;
+  on_a_node.node = "node-2";
+  for (const RoomSummary& room : {with_options, without_options, hosted, on_a_node}) {
     const RoomPush push(room);
     for (const std::optional<int> you :
          {std::optional<int>(0), std::optional<int>(3), std::optional<int>()}) {
@@ -189,6 +195,7 @@ TEST(EncodePushes, RoomPushPerViewerIsTheDumpOfTheWholeMessage) {
       EXPECT_EQ(message.contains("options"), !room.options.is_null());
       EXPECT_EQ(message.contains("locked"), room.locked);
       EXPECT_EQ(message.value("host", ""), room.host);
+      EXPECT_EQ(message.value("node", ""), room.node);
     }
   }
 }

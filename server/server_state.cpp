@@ -192,14 +192,15 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
       // welcome must not leave the client holding a token the restarted server never knew.
       client.player = player;
       player->attach(client.connection);
-      save_player_record(*player, [connection = client.connection, id, player_id = player->id(),
-                                   token, dev = config_.dev](WriteResult result) {
-        connection->send(make_frame(
-            result == WriteResult::kDurable
-                ? protocol::encode_welcome(id, player_id, token, 1, dev)
-                : protocol::encode_error(id, ErrorCode::kInternalError,
-                                         "your identity could not be stored; try again")));
-      });
+      save_player_record(
+          *player, [connection = client.connection, id, player_id = player->id(), token,
+                    dev = config_.dev, node = welcome_node()](WriteResult result) {
+            connection->send(make_frame(
+                result == WriteResult::kDurable
+                    ? protocol::encode_welcome(id, player_id, token, 1, dev, node)
+                    : protocol::encode_error(id, ErrorCode::kInternalError,
+                                             "your identity could not be stored; try again")));
+          });
       log_info("player " + player->id() + " joined" + from(client));
       if (links_ && !client.remote) links_->said_hello(client, /*resumed=*/false);
       return true;
@@ -213,8 +214,8 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
       previous && previous != client.connection) {
     previous->close(4000, "replaced by a newer connection of the same player");
   }
-  client.connection->send(
-      make_frame(protocol::encode_welcome(id, player->id(), token, 1, config_.dev)));
+  client.connection->send(make_frame(
+      protocol::encode_welcome(id, player->id(), token, 1, config_.dev, welcome_node())));
   log_info("player " + player->id() + (request.token ? " resumed" : " joined") + from(client));
   if (!client.remote) store_last_seen(*player);
   for (const std::string& room_id : player->rooms()) {

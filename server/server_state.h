@@ -127,6 +127,9 @@ class ServerState {
   void set_shutting_down() { shutting_down_.store(true); }
 
  private:
+  // Cluster mode: this node's id, which the welcome names so that a client may reach its
+  // room's node through the proxy (PROTOCOL.md, "Cluster mode"); "" on a single server.
+  std::string welcome_node() const { return cluster_ ? cluster_->self().id : std::string(); }
   // Returns false when it finishes later (a token looked up in the cluster's store).
   // `checked_in_store`: the cluster's store was read for this hello already.
   bool hello(ClientContext& client, const protocol::Hello& hello, const Json& id,

@@ -1,5 +1,7 @@
 #include "bots/load/load_client.h"
 
+#include <cctype>
+
 #include "bots/load/frame_scan.h"
 #include "bots/strategy.h"
 
@@ -20,6 +22,34 @@ LoadClient::LoadClient(net::io_context& io, const LoadSettings& settings,
       think_timer_(io) {}
 
 void LoadClient::start(const client::Endpoints& endpoints) {
+  if (settings_.follow_room_node && seat_ != 0 && !plan_->node) {
+    plan_->waiting_for_node.push_back([weak = weak_from_this(), endpoints] {
+      if (auto self = weak.lock(); self && !self->stopped_) {
+        self->connect(endpoints, *self->plan_->node);
+      }
+    });
+    return;
+  }
+  connect(endpoints, plan_->node.value_or(""));
+}
+
+void LoadClient::connect(const client::Endpoints& endpoints, const std::string& node) {
+  client::WsUrl url = settings_.url;
+  if (!node.empty()) {
+    url.path += url.path.find('?') == std::string::npos ? "?node=" : "&node=";
+    // A node id is the operator's name (up.sh's node-K, or host:port by default): anything
+    // beyond the characters a query may hold as they are is percent-encoded.
+    for (const unsigned char c : node) {
+      if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == ':') {
+        url.path += static_cast<char>(c);
+      } else {
+        static constexpr char kHex[] = "0123456789ABCDEF";
+        url.path += '%';
+        url.path += kHex[c >> 4];
+        url.path += kHex[c & 15];
+      }
+    }
+  }
   // The handlers hold the client weakly: the connection must not keep its owner alive.
   std::weak_ptr<LoadClient> weak = weak_from_this();
   client::ConnectionHandlers handlers;
@@ -33,7 +63,7 @@ void LoadClient::start(const client::Endpoints& endpoints) {
     if (auto self = weak.lock()) self->fail(end);
   };
   connection_ =
-      std::make_shared<client::WsConnection>(io_, settings_.url, nullptr, std::move(handlers));
+      std::make_shared<client::WsConnection>(io_, std::move(url), nullptr, std::move(handlers));
   connection_->start(endpoints);
 }
 
@@ -93,6 +123,11 @@ void LoadClient::handle(const Json& message) {
     for (auto& notify : plan_->waiting) notify();
     plan_->waiting.clear();
   } else if (type == "room" && seat_ == 0) {
+    if (!plan_->node) {
+      plan_->node = message.value("node", "");
+      for (auto& connect_seat : plan_->waiting_for_node) connect_seat();
+      plan_->waiting_for_node.clear();
+    }
     // Once every seat is taken, seat 0 starts the game.
     int taken = 0;
     for (const Json& s : message["seats"]) taken += s.is_null() ? 0 : 1;

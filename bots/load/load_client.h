@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -45,18 +46,27 @@ struct RoomPlan {
   Json options = Json::object();
   // Seats that said hello before the room existed, to be told when it does.
   std::vector<std::function<void()>> waiting;
+  // With LoadSettings::follow_room_node: the room's node ("" on a single server), known from
+  // seat 0's first `room` push; the other seats connect only then, to that node.
+  std::optional<std::string> node;
+  std::vector<std::function<void()>> waiting_for_node;
 };
 
 struct LoadSettings {
   client::WsUrl url{false, "127.0.0.1", "8080", "/ws"};
   std::chrono::milliseconds think{0};
   Clock::time_point stop_at;
+  // Cluster mode behind a proxy: the seats other than the room's creator connect to the
+  // room's node (`?node=ID`, protocol/PROTOCOL.md "Cluster mode") instead of wherever the
+  // proxy puts them, so their moves need no hop between nodes.
+  bool follow_room_node = false;
 };
 
 class LoadClient : public std::enable_shared_from_this<LoadClient> {
  public:
   LoadClient(boost::asio::io_context& io, const LoadSettings& settings,
              std::shared_ptr<RoomPlan> plan, int seat, std::uint64_t seed, LoadStats& stats);
+  // Connects (or, following the room's node, waits for seat 0 to learn it, then connects).
   void start(const client::Endpoints& endpoints);
   void stop();
 
@@ -70,6 +80,7 @@ class LoadClient : public std::enable_shared_from_this<LoadClient> {
   void act(std::int64_t seq, const Json& prompt);
   void send_move(std::int64_t seq, std::string request);
   void fail(const client::ConnectionEnd& end);
+  void connect(const client::Endpoints& endpoints, const std::string& node);
 
   boost::asio::io_context& io_;
   const LoadSettings& settings_;

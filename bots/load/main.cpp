@@ -3,7 +3,7 @@
 // duration, and reports throughput and move-to-own-state latency as text or JSON.
 //
 //   parlor-load --url ws://127.0.0.1:8080/ws --game bigtwo --rooms 100 --seats 4
-//               --duration 10 [--think-ms 0] [--json]
+//               --duration 10 [--think-ms 0] [--follow-room-node] [--json]
 //
 // The server must allow the message rate (e.g. --rate-per-second 1000 --rate-burst 1000)
 // and the connections per IP (--max-connections-per-ip, --max-handshakes-per-ip).
@@ -35,12 +35,14 @@ struct Args {
   int ramp_ms = 2000;
   bool json = false;
   std::uint64_t seed = 1;
+  bool follow_room_node = false;
 };
 
 int usage(const std::string& error) {
   if (!error.empty()) std::cerr << "parlor-load: " << error << "\n";
   std::cerr << "usage: parlor-load --url ws://HOST:PORT/ws --game KIND --rooms R --seats S "
-               "--duration SECONDS [--think-ms N] [--ramp-ms N] [--seed N] [--json]\n";
+               "--duration SECONDS [--think-ms N] [--ramp-ms N] [--seed N] [--follow-room-node] "
+               "[--json]\n";
   return 2;
 }
 
@@ -86,6 +88,8 @@ int main(int argc, char** argv) {
         args.ramp_ms = std::stoi(value());
       else if (flag == "--seed")
         args.seed = std::stoull(value());
+      else if (flag == "--follow-room-node")
+        args.follow_room_node = true;
       else if (flag == "--json")
         args.json = true;
       else if (flag == "--help")
@@ -108,6 +112,7 @@ int main(int argc, char** argv) {
   LoadSettings settings;
   settings.url = *url;
   settings.think = std::chrono::milliseconds(args.think_ms);
+  settings.follow_room_node = args.follow_room_node;
 
   boost::asio::io_context io(1);
   boost::asio::ip::tcp::resolver resolver(io);
@@ -183,6 +188,7 @@ int main(int argc, char** argv) {
       {"rooms", args.rooms},
       {"seats", args.seats},
       {"think_ms", args.think_ms},
+      {"follow_room_node", args.follow_room_node},
       {"seconds", seconds},
       {"connections", stats.connected},
       {"moves", stats.moves},

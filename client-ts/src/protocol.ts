@@ -74,6 +74,9 @@ export interface RoomSummary {
   host?: string;
   // Present, true, only while the host has locked the room.
   locked?: boolean;
+  // Cluster mode only: the id of the node serving the room (connect with `?node=ID` to play
+  // it without a hop between nodes).
+  node?: string;
   // Only in the `room` push: your seat, or null when you watch.
   you?: number | null;
 }
@@ -235,6 +238,8 @@ export interface WelcomeReply extends ReplyBase {
   protocol: number;
   // Only from a development server (--dev): create_room takes a `seed`.
   dev?: boolean;
+  // Cluster mode only: the id of the node holding this connection.
+  node?: string;
 }
 export interface OkReply extends ReplyBase {
   type: 'ok';

@@ -393,6 +393,9 @@ for attempt in 1 2 3; do
     "$repo/deploy/haproxy/parlor.cfg.in" >"$proxy_cfg"
   for ((k = 1; k <= nodes; k++)); do
     printf '    server node-%d 127.0.0.1:%d\n' "$k" "${node_ports[k - 1]}" >>"$proxy_cfg"
+    # A client that names a node (`/ws?node=node-K`, from a room's "node") reaches it while
+    # it is up; the server names match the nodes' --node-id for that reason.
+    printf '    use-server node-%d if { urlp(node) -m str node-%d }\n' "$k" "$k" >>"$proxy_cfg"
   done
   "$haproxy_bin" -c -q -f "$proxy_cfg" >>"$proxy_log" 2>&1 ||
     fail "HAProxy refused its configuration $proxy_cfg" "$proxy_log"

@@ -50,6 +50,7 @@ protocol::RoomSummary Table::summary() const {
   if (setup_.options.rated) out.options["rated"] = true;
   out.locked = setup_.options.locked;
   if (setup_.creator) out.host = setup_.creator->id();
+  out.node = setup_.owner;
   for (const auto& occupant : seats_) {
     if (!occupant) {
       out.seats.emplace_back(std::nullopt);

@@ -2,7 +2,9 @@
 # Cluster mode behind its one address, on one machine, in pairs within one run
 # (docs/BENCHMARKS.md, "One address"): for each round, a cluster of 1 node and one of 3
 # nodes started by deploy/cluster/up.sh (PostgreSQL, Redis, HAProxy, nodes with one I/O
-# thread each), and parlor-load through the proxy (ROOMS rooms x 4 seats, closed loop); then
+# thread each), and parlor-load through the proxy (ROOMS rooms x 4 seats, closed loop); the
+# 3 nodes twice: players wherever the proxy puts them, then players connecting to their
+# room's node (parlor-load --follow-room-node, `?node=` in PROTOCOL.md's "Cluster mode"); then
 # the same load on one embedded server with its default store (tests/bench/server_load.sh,
 # SQLite). Reported per run: moves/s, p50/p99, the nodes' CPU per move (all nodes summed) and
 # HAProxy's, the share of moves whose player's connection was on another node than the room
@@ -30,10 +32,11 @@ counter() {
   echo "$sum"
 }
 
-run_cluster() {  # nodes
+run_cluster() {  # nodes [parlor-load flags...]
+  local count=$1; shift
   dir=$(mktemp -d /tmp/parlor-proxy-bench.XXXXXX)
   PARLOR_SERVER="$build/server/parlor-server" PARLOR_THREADS=1 \
-    "$repo/deploy/cluster/up.sh" --nodes "$1" --port 0 --dir "$dir" >/dev/null 2>"$dir.err" ||
+    "$repo/deploy/cluster/up.sh" --nodes "$count" --port 0 --dir "$dir" >/dev/null 2>"$dir.err" ||
     { cat "$dir.err"; exit 1; }
   local proxy node_pids node_ports haproxy_pid
   proxy=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["proxy"]["port"])' "$dir/cluster.json")
@@ -42,7 +45,7 @@ run_cluster() {  # nodes
   read -r -a node_ports <<<"$(python3 -c 'import json,sys; print(" ".join(str(n["port"]) for n in json.load(open(sys.argv[1]))["nodes"]))' "$dir/cluster.json")"
   local ramp_ms=$((rooms * 2 > 1000 ? rooms * 2 : 1000))
   "$build/bots/parlor-load" --url "ws://127.0.0.1:$proxy/ws" --game bigtwo --rooms "$rooms" --seats 4 \
-    --think-ms 0 --duration "$seconds" --ramp-ms "$ramp_ms" --json >"$dir/load.json" &
+    --think-ms 0 --duration "$seconds" --ramp-ms "$ramp_ms" --json "$@" >"$dir/load.json" &
   local load=$!
   sleep "$(awk -v r="$ramp_ms" 'BEGIN {print r / 1000 + 0.5}')"
   local n0 h0 f0 b0 m0 n1 h1 f1 b1 m1
@@ -56,12 +59,13 @@ run_cluster() {  # nodes
   b1=$(counter parlor_cluster_link_bytes_sent_total "${node_ports[@]}")
   m1=$(counter parlor_moves_accepted_total "${node_ports[@]}")
   wait "$load" || true
-  python3 - "$dir/load.json" "$1" "$((n1 - n0))" "$((h1 - h0))" "$hz" "$((f1 - f0))" "$((b1 - b0))" "$((m1 - m0))" <<'PY'
+  python3 - "$dir/load.json" "$count" "$((n1 - n0))" "$((h1 - h0))" "$hz" "$((f1 - f0))" "$((b1 - b0))" "$((m1 - m0))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 nodes, node_ticks, proxy_ticks, hz, fwd, link_bytes, moves = sys.argv[2], *map(int, sys.argv[3:5]), int(sys.argv[5]), *map(int, sys.argv[6:9])
 moves = max(moves, 1)
-print(f"{nodes} node(s) behind HAProxy: {d['moves_per_second']:.0f} moves/s  p50 {d['latency_ms']['p50']:.2f} ms  "
+following = ", following the room's node" if d.get("follow_room_node") else ""
+print(f"{nodes} node(s) behind HAProxy{following}: {d['moves_per_second']:.0f} moves/s  p50 {d['latency_ms']['p50']:.2f} ms  "
       f"p99 {d['latency_ms']['p99']:.2f} ms  nodes {node_ticks / hz * 1e6 / moves:.0f} us/move  "
       f"haproxy {proxy_ticks / hz * 1e6 / moves:.0f} us/move  cross-node {100 * fwd / moves:.0f}% of moves  "
       f"link {link_bytes / moves:.0f} B/move")
@@ -75,6 +79,7 @@ for round in $(seq "$rounds"); do
   echo "== round $round: $rooms rooms x 4 seats, ${seconds}s"
   run_cluster 1
   run_cluster 3
+  run_cluster 3 --follow-room-node
   printf "embedded (one server, SQLite): "
   "$here/server_load.sh" "$build" "$rooms" 0 "$seconds" sqlite | python3 -c '
 import json, sys

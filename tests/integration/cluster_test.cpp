@@ -94,6 +94,13 @@ struct Table {
 // Says hello as `name` on `client` and opens a Big Two room there (a long grace) with greedy
 // bots in seats 1 to 3, recording its room and token in `table`. Returns what went wrong, or
 // nothing.
+// A connection through the proxy to the node named `name` (PROTOCOL.md, "Cluster mode").
+TestClient::Options to_node(const std::string& name) {
+  TestClient::Options options;
+  options.target = "/ws?node=" + name;
+  return options;
+}
+
 std::string open_table_with_bots(TestClient& client, const std::string& name, Table& table) {
   table.token = client.hello(name)["token"];
   const Json created =
@@ -1084,14 +1091,50 @@ TEST_F(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
   for (const Json& node : cluster["nodes"]) node_pids.push_back(node["pid"].get<pid_t>());
   ASSERT_EQ(node_pids.size(), 3U);
 
+  // Where things live (PROTOCOL.md, "Cluster mode"): `?node=ID` reaches that node through the
+  // proxy, and the welcome names the node holding the connection.
+  const std::set<std::string> names{"node-1", "node-2", "node-3"};
+  for (const std::string& name : names) {
+    TestClient client("127.0.0.1", proxy, to_node(name));
+    EXPECT_EQ(client.hello("where").value("node", ""), name);
+  }
+
   constexpr int kTables = 20;
   std::vector<Table> tables;
+  std::map<std::string, std::string> created_on;  // room -> the node its creator was on
   for (int t = 0; t < kTables; ++t) {
     TestClient client("127.0.0.1", proxy);
     Table table;
     ASSERT_EQ(open_table_with_bots(client, "chaos" + std::to_string(t), table), "");
     ASSERT_EQ(client.request({{"type", "start"}, {"room", table.room}})["type"], "ok");
+    const std::optional<Json> room = client.next_of("room");
+    ASSERT_TRUE(room);
+    created_on[table.room] = room->value("node", "");
     tables.push_back(std::move(table));
+  }
+  // A room is created on its creator's node and names it, in its push and in every node's
+  // list (other nodes' rooms come from Redis within about a second).
+  {
+    TestClient lister("127.0.0.1", proxy, to_node("node-3"));
+    lister.hello("lister");
+    std::map<std::string, std::string> listed;
+    Json reply;
+    for (int attempt = 0; attempt < 40 && listed.size() < created_on.size(); ++attempt) {
+      listed.clear();
+      reply = lister.request({{"type", "list_rooms"}});
+      for (const Json& r : reply.value("rooms", Json::array())) {
+        const std::string room = r.value("room", "");
+        if (created_on.contains(room)) listed[room] = r.value("node", "");
+      }
+      std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_EQ(listed, created_on) << reply.dump().substr(0, 400);
+    std::set<std::string> used;
+    for (const auto& [room, node] : created_on) {
+      EXPECT_TRUE(names.contains(node)) << room << " on \"" << node << "\"";
+      used.insert(node);
+    }
+    EXPECT_GE(used.size(), 2U) << "leastconn spreads the creators over the nodes";
   }
   Reach through_proxy{[proxy] { return std::vector<unsigned short>{proxy}; },
                       [proxy](int) -> std::optional<unsigned short> { return proxy; }, false};
@@ -1102,6 +1145,12 @@ TEST_F(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
   std::this_thread::sleep_for(3s);
   ASSERT_EQ(::kill(node_pids[0], SIGKILL), 0);
   std::this_thread::sleep_for(5s);
+  {
+    // A dead node's name is no trap: the proxy connects the client to a live node.
+    TestClient client("127.0.0.1", proxy, to_node("node-1"));
+    const std::string node = client.hello("late").value("node", "");
+    EXPECT_TRUE(node == "node-2" || node == "node-3") << node;
+  }
   ASSERT_EQ(::kill(node_pids[1], SIGSTOP), 0);
   std::this_thread::sleep_for(kLease * 3);
   ASSERT_EQ(::kill(node_pids[1], SIGCONT), 0);

@@ -69,12 +69,12 @@ TestClient::TestClient(const std::string& host, unsigned short port, Options opt
     connect(beast::get_lowest_layer(ws));
     ws.next_layer().handshake(net::ssl::stream_base::client);
     ws.set_option(websocket::stream_base::decorator(decorate));
-    ws.handshake(host, "/ws");
+    ws.handshake(host, options.target);
   } else {
     auto& ws = impl_->ws.emplace<1>(impl_->io);
     connect(beast::get_lowest_layer(ws));
     ws.set_option(websocket::stream_base::decorator(decorate));
-    ws.handshake(host, "/ws");
+    ws.handshake(host, options.target);
   }
   impl_->visit([impl = impl_.get()](auto& ws) {
     ws.text(true);

@@ -20,7 +20,8 @@ class TestClient {
  public:
   struct Options {
     bool tls = false;
-    std::string origin;  // sets the Origin header when not empty
+    std::string origin;          // sets the Origin header when not empty
+    std::string target = "/ws";  // the upgrade request's target (a query: "/ws?node=node-2")
   };
   TestClient(const std::string& host, unsigned short port, Options options);
   // From the local address `bind_address` (a loopback address other than 127.0.0.1: another
