@@ -95,6 +95,7 @@ void continue_after_restart(const server::ServerConfig& config) {
     ASSERT_EQ((*history)["entries"].size(), 13u) << history->dump();
     for (std::size_t i = 0; i < 13; ++i) EXPECT_EQ((*history)["entries"][i]["seq"], i);
     EXPECT_EQ((*history)["entries"][0]["events"][0]["type"], "start");
+    EXPECT_EQ(scan_frame(*history, *mirror, s), "") << "no card of another seat's hand";
     if (first_history) {
       EXPECT_EQ(*history, *first_history) << "seat " << s;
     } else {
