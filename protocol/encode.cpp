@@ -291,7 +291,7 @@ std::string encode_chat_history(std::string_view room, const std::deque<ChatLine
       {{"type", "chat_history"}, {"room", std::string(room)}, {"messages", std::move(messages)}});
 }
 
-std::string encode_event_history(std::string_view room, int game,
+std::string encode_event_history(std::string_view room, int game, std::int64_t seq,
                                  const std::deque<EventEntry>& entries) {
   std::size_t size = 64 + room.size();
   for (const EventEntry& entry : entries) size += entry.events.size() + 32;
@@ -300,6 +300,8 @@ std::string encode_event_history(std::string_view room, int game,
   append_string(out, room);
   out += R"(,"game":)";
   out += std::to_string(game);
+  out += R"(,"seq":)";
+  out += std::to_string(seq);
   out += R"(,"entries":[)";
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (i > 0) out += ',';

@@ -140,10 +140,11 @@ struct EventEntry {
   std::int64_t seq = 0;
   std::string events;
 };
-// The current game's (number `game`) latest public events, oldest first, for a member who
-// arrives or comes back: {"type":"event_history","room":ID,"game":G,"entries":[{"seq":N,
-// "events":[...]},...]}. The events' text is copied as it is.
-std::string encode_event_history(std::string_view room, int game,
+// The current game's (number `game`) latest public events, oldest first, up to the room's
+// state `seq`, for a member who arrives or comes back: {"type":"event_history","room":ID,
+// "game":G,"seq":S,"entries":[{"seq":N,"events":[...]},...]}. The events' text is copied as
+// it is.
+std::string encode_event_history(std::string_view room, int game, std::int64_t seq,
                                  const std::deque<EventEntry>& entries);
 // {"type":"seat_removed","room":ID,"seat":N,"reason":TEXT}: to the player the room's creator
 // took off `seat`; the room is no longer theirs.

@@ -403,9 +403,9 @@ export interface ChatPush { type: 'chat'; room: string; player: string; name: st
 export interface ChatHistoryPush { type: 'chat_history'; room: string; messages: ChatLine[] }
 // One accepted move's public events (the deal's first), as its state push carried them.
 export interface EventHistoryEntry { seq: number; events: JsonObject[] }
-// The current game's latest public events (at most 200 moves), oldest first: after the state
-// push on join, watch and resume; never sent while the room has no game.
-export interface EventHistoryPush { type: 'event_history'; room: string; game: number; entries: EventHistoryEntry[] }
+// The current game's latest public events (at most 200 moves), oldest first, up to state `seq`:
+// after the state push on join, watch and resume; never sent while the room has no game.
+export interface EventHistoryPush { type: 'event_history'; room: string; game: number; seq: number; entries: EventHistoryEntry[] }
 export interface GameOverPush { type: 'game_over'; room: string; result: GameResult }
 export interface RoomAddedPush { type: 'room_added'; rooms: RoomSummary[] }
 export interface RoomChangedPush { type: 'room_changed'; rooms: RoomSummary[] }

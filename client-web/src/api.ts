@@ -178,6 +178,7 @@ function onPush(msg: Push): void {
         upTo = Math.max(upTo, seq);
       }
       // A newer push that came first stays after it.
+      upTo = num(msg.seq, upTo);
       r.log = log.concat(r.log.filter((x) => x.seq > upTo)).slice(-200);
       break;
     }

@@ -102,7 +102,8 @@ void Table::push_chat_history_to(const std::shared_ptr<Player>& player, Outbox& 
 
 void Table::push_event_history_to(const std::shared_ptr<Player>& player, Outbox& out) {
   if (!game_ || event_history_.empty()) return;
-  send_to(player, make_frame(protocol::encode_event_history(id(), game_number_, event_history_)),
+  send_to(player,
+          make_frame(protocol::encode_event_history(id(), game_number_, seq_, event_history_)),
           out);
 }
 

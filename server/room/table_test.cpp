@@ -283,6 +283,7 @@ TEST_F(TableTest, NewcomersAndReturningMembersGetTheGamesPublicEvents) {
   EXPECT_LT(position_of(*late, "state"), position_of(*late, "event_history"));
   EXPECT_EQ(history["room"], "r1");
   EXPECT_EQ(history["game"], 1);
+  EXPECT_EQ(history["seq"], table->seq()) << "the state it is up to";
   EXPECT_EQ(history["entries"], seen);
   // Not a card still in anyone's hand, nor a view: it would tell the spectator a hand.
   const std::string text = history.dump();
