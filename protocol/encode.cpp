@@ -298,6 +298,30 @@ std::string encode_chat_history(std::string_view room, const std::deque<ChatLine
       {{"type", "chat_history"}, {"room", std::string(room)}, {"messages", std::move(messages)}});
 }
 
+std::string encode_event_history(std::string_view room, int game, std::int64_t seq,
+                                 const std::deque<EventEntry>& entries) {
+  std::size_t size = 64 + room.size();
+  for (const EventEntry& entry : entries) size += entry.events.size() + 32;
+  std::string out = R"({"type":"event_history","room":)";
+  out.reserve(size);
+  append_string(out, room);
+  out += R"(,"game":)";
+  out += std::to_string(game);
+  out += R"(,"seq":)";
+  out += std::to_string(seq);
+  out += R"(,"entries":[)";
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (i > 0) out += ',';
+    out += R"({"seq":)";
+    out += std::to_string(entries[i].seq);
+    out += R"(,"events":)";
+    out += entries[i].events;
+    out += '}';
+  }
+  out += "]}";
+  return out;
+}
+
 std::string encode_game_over(std::string_view room, const Json& result) {
   std::string out = R"({"type":"game_over","room":)";
   append_string(out, room);

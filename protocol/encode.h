@@ -139,6 +139,18 @@ struct ChatLine {
 std::string encode_chat_history(std::string_view room, const std::deque<ChatLine>& lines);
 std::string encode_chat(std::string_view room, std::string_view player, std::string_view name,
                         std::string_view text);
+// One accepted move's public events as a room's play history keeps them: the `seq` the move
+// reached and the events' JSON text (an array), exactly as the state push carried it.
+struct EventEntry {
+  std::int64_t seq = 0;
+  std::string events;
+};
+// The current game's (number `game`) latest public events, oldest first, up to the room's
+// state `seq`, for a member who arrives or comes back: {"type":"event_history","room":ID,
+// "game":G,"seq":S,"entries":[{"seq":N,"events":[...]},...]}. The events' text is copied as
+// it is.
+std::string encode_event_history(std::string_view room, int game, std::int64_t seq,
+                                 const std::deque<EventEntry>& entries);
 // {"type":"seat_removed","room":ID,"seat":N,"reason":TEXT}: to the player the room's creator
 // took off `seat`; the room is no longer theirs.
 std::string encode_seat_removed(std::string_view room, int seat, std::string_view reason);

@@ -406,6 +406,11 @@ export interface StatePush {
 }
 export interface ChatPush { type: 'chat'; room: string; player: string; name: string; text: string }
 export interface ChatHistoryPush { type: 'chat_history'; room: string; messages: ChatLine[] }
+// One accepted move's public events (the deal's first), as its state push carried them.
+export interface EventHistoryEntry { seq: number; events: JsonObject[] }
+// The current game's latest public events (at most 200 moves), oldest first, up to state `seq`:
+// after the state push on join, watch and resume; never sent while the room has no game.
+export interface EventHistoryPush { type: 'event_history'; room: string; game: number; seq: number; entries: EventHistoryEntry[] }
 export interface GameOverPush { type: 'game_over'; room: string; result: GameResult }
 export interface RoomAddedPush { type: 'room_added'; rooms: RoomSummary[] }
 export interface RoomChangedPush { type: 'room_changed'; rooms: RoomSummary[] }
@@ -418,6 +423,7 @@ export interface Pushes {
   state: StatePush;
   chat: ChatPush;
   chat_history: ChatHistoryPush;
+  event_history: EventHistoryPush;
   game_over: GameOverPush;
   room_added: RoomAddedPush;
   room_changed: RoomChangedPush;
@@ -436,6 +442,7 @@ const PUSH_TYPE_SET = {
   state: true,
   chat: true,
   chat_history: true,
+  event_history: true,
   game_over: true,
   room_added: true,
   room_changed: true,

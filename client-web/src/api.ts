@@ -1,12 +1,12 @@
 // What the user can do, as protocol requests, and how pushes update the store.
 
 import type { CreateRoomRequest, GetReplayRequest, JoinRoomRequest, MoveRequest, ParlorClient, Push, QuickPlayMessage, QuickPlayRequest, QuickPlayWaiting, Replies, RequestMessage, RequestType } from '@parlor/client';
-import { Move, RoomInfo, ServerError, GameInfo, JsonObject, Replay, field, readReplay, str } from './protocol';
+import { Move, RoomInfo, ServerError, GameInfo, JsonObject, Replay, arr, field, num, readReplay, str } from './protocol';
 import { identity, openSocket } from './socket';
 import { announce } from './announce';
 import { turnChime } from './sound';
 import { describeEvent } from './events';
-import { changed, locked, ReplayData, room, state } from './state';
+import { changed, locked, ReplayData, RoomData, room, state } from './state';
 
 let socket: ParlorClient | null = null;
 let lobbyTimer = 0;
@@ -134,13 +134,12 @@ function onPush(msg: Push): void {
       if (fresh) {
         // A new state supersedes whatever was in flight (its reply may still be on the way).
         r.busy = false;
-        for (const e of r.state.events) if (e && typeof e === 'object') r.log.push({ seq: s.seq, event: e });
+        logEvents(r.log, s.seq, r.state.events);
         // The table on screen tells a screen reader what happened, and when it is this player's turn.
         if (state.route.page === 'room' && state.route.id === s.room) {
           for (const e of r.state.events) if (e && typeof e === 'object') announce(describeEvent(r, e as JsonObject));
           if (r.state.prompt && !wasPrompted) { announce('Your turn'); turnChime(); }
         }
-        if (r.log.length > 200) r.log.splice(0, r.log.length - 200);
         // A refusal was about the previous state: the new one settles it (stale_state included).
         if (r.error && r.errorCode !== 'disconnected') { r.error = null; r.errorCode = null; }
         // Keep only selected cards still held.
@@ -164,6 +163,23 @@ function onPush(msg: Push): void {
         player: String(m.player ?? ''), name: String(m.name ?? ''), text: String(m.text ?? ''),
         at: typeof m.at === 'number' ? m.at : Date.now(),
       }));
+      break;
+    }
+    case 'event_history': {
+      // The game's play log so far, after the state push on joining, watching or resuming: it
+      // replaces what the page had (after a reload nothing; after a reconnect the same moves).
+      // Only the log is filled: announcements, motion and sound are for what happens now.
+      const r = room(String(msg.room));
+      const log: RoomData['log'] = [];
+      let upTo = -1;
+      for (const entry of arr(msg.entries)) {
+        const seq = num(field(entry, 'seq'), -1);
+        logEvents(log, seq, arr(field(entry, 'events')));
+        upTo = Math.max(upTo, seq);
+      }
+      // A newer push that came first stays after it.
+      upTo = num(msg.seq, upTo);
+      r.log = log.concat(r.log.filter((x) => x.seq > upTo)).slice(-200);
       break;
     }
     case 'seat_removed':
@@ -199,6 +215,13 @@ function onPush(msg: Push): void {
       return;
   }
   changed();
+}
+
+// Adds a state's public events to a play log (one line each, drawn by room.ts), which keeps
+// its latest 200.
+function logEvents(log: RoomData['log'], seq: number, events: unknown[]): void {
+  for (const e of events) if (e && typeof e === 'object') log.push({ seq, event: e as JsonObject });
+  if (log.length > 200) log.splice(0, log.length - 200);
 }
 
 export function handOf(view: unknown): string[] {

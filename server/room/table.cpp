@@ -47,6 +47,7 @@ void Table::join(const Caller& caller, std::optional<int> seat, bool creating, T
     reply(caller, protocol::encode_joined(caller.re, id(), *current), out);
     push_room_to(caller.player, out);
     if (game_) push_state_to(caller.player, now, out);
+    push_event_history_to(caller.player, out);
     return;
   }
   if (status_ != RoomStatus::kWaiting) {
@@ -106,6 +107,7 @@ void Table::watch(const Caller& caller, TableTime now, Outbox& out) {
   push_room_to(caller.player, out);
   push_chat_history_to(caller.player, out);
   if (game_) push_state_to(caller.player, now, out);
+  push_event_history_to(caller.player, out);
 }
 
 void Table::leave(const Caller& caller, TableTime now, Outbox& out) {
@@ -334,6 +336,7 @@ void Table::begin_game(TableTime now, Outbox& out) {
   }
   moves_in_game_ = 0;
   ++game_number_;
+  event_history_.clear();  // the play log is the current game's
   for (auto& occupant : seats_) {
     if (!occupant || !occupant->bot) continue;
     if (occupant->bot.get() == thinking_bot_) {
@@ -354,10 +357,11 @@ void Table::begin_game(TableTime now, Outbox& out) {
   // The new deal's seed must be durable before anyone sees the deal.
   persist_room(out, /*gate_frames=*/true);
   publish_room(out, /*persist=*/false);  // just saved
-  after_accepted(R"([{"type":"start"}])", now, out);
+  after_accepted(kStartEvents, now, out);
 }
 
 void Table::after_accepted(std::string_view events, TableTime now, Outbox& out) {
+  remember_events(seq_, events);
   bots_observe(events);
   arm_turn_clock(now);
   broadcast_state(events, now, out);

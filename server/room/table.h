@@ -273,6 +273,11 @@ class Table {
   // The room's latest chat lines, to a member who arrives or comes back (none: nothing).
   // Lines of players they muted are left out.
   void push_chat_history_to(const std::shared_ptr<Player>& player, Outbox& out);
+  // The current game's latest public events (the play log), after the state push, to a
+  // member who arrives or comes back (none: nothing).
+  void push_event_history_to(const std::shared_ptr<Player>& player, Outbox& out);
+  // Keeps the public events of the move (or the deal) that reached `seq` in event_history_.
+  void remember_events(std::int64_t seq, std::string_view events);
   void broadcast_state(std::string_view events, TableTime now, Outbox& out);
   // To every member; a chat line (`chat_author` set) skips the members who muted its author.
   void send_to_members(const Frame& frame, Outbox& out, const std::string& chat_author = {});
@@ -357,6 +362,17 @@ class Table {
   // in memory only: a restart or a takeover starts it afresh.
   static constexpr std::size_t kChatHistory = 50;
   std::deque<protocol::ChatLine> chat_history_;
+  // The current game's public events, one entry per accepted move (and the deal), for a
+  // member who arrives or comes back to fill their play log: exactly the `events` every member
+  // was pushed, never a seat's view. Bounded because a long game (a Spades match to 500) runs
+  // to many hundreds of moves and a room lives in memory; 200 moves is more than the play log
+  // shows (the web client keeps its latest 200 events) at a few tens of KiB per room at most.
+  // Cleared when a game starts; rebuilt by restore() from the stored moves, so a restart or a
+  // takeover keeps it (except the `timeout` marks, which the stored moves do not record).
+  static constexpr std::size_t kEventHistory = 200;
+  // The events of a game's deal, as pushed with its first state (and kept in the history).
+  static constexpr std::string_view kStartEvents = R"([{"type":"start"}])";
+  std::deque<protocol::EventEntry> event_history_;
   int engine_failures_ = 0;  // in a row, for the backoff
   std::optional<Clock::time_point> engine_retry_;
   // broadcast_state's lists, kept from move to move so that it allocates none.

@@ -101,6 +101,26 @@ void Table::push_chat_history_to(const std::shared_ptr<Player>& player, Outbox& 
   send_to(player, make_frame(protocol::encode_chat_history(id(), shown)), out);
 }
 
+void Table::push_event_history_to(const std::shared_ptr<Player>& player, Outbox& out) {
+  if (!game_ || event_history_.empty()) return;
+  send_to(player,
+          make_frame(protocol::encode_event_history(id(), game_number_, seq_, event_history_)),
+          out);
+}
+
+void Table::remember_events(std::int64_t seq, std::string_view events) {
+  if (event_history_.size() < kEventHistory) {
+    event_history_.push_back({seq, std::string(events)});
+    return;
+  }
+  // Full: the oldest entry's string is reused for the newest (no allocation per move).
+  protocol::EventEntry entry = std::move(event_history_.front());
+  event_history_.pop_front();
+  entry.seq = seq;
+  entry.events.assign(events);
+  event_history_.push_back(std::move(entry));
+}
+
 void Table::push_state_to(const std::shared_ptr<Player>& player, TableTime now, Outbox& out) {
   const auto to_act = game_->to_act();
   const auto seat = seat_of(*player);

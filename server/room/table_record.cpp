@@ -252,8 +252,14 @@ bool Table::restore(const LoadedRoom& stored,
     }
   }
   LogReplayer replayer(*setup_.game, setup_.game_options, setup_.seats, seed_);
+  // The play log is rebuilt with the game, from the same public events each move's state
+  // push carried (a move the clock made lacks its `timeout` mark: the log does not say so).
+  remember_events(start_seq_, kStartEvents);
   for (const MoveRecord& m : stored.moves) {
-    if (replayer.apply(m.seat, m.move, m.state_hash)) continue;
+    if (replayer.apply(m.seat, m.move, m.state_hash)) {
+      remember_events(m.seq, replayer.last_result()->events_text());
+      continue;
+    }
     log_error("room " + id() + ": " + replayer.broken()->describe(m.seq) +
                   " under this engine; the room is frozen",
               {.event = "replay_diverged", .room = id()});

@@ -47,7 +47,7 @@ class TableTest : public ::testing::Test {
     setup.seats = 4;
     setup.game_options = Json::object();
     std::string error;
-    setup.game_options = *normalize_options(setup.game->options, Json::object(), error);
+    setup.game_options = *normalize_options(setup.game->options, game_options, error);
     setup.options = options;
     setup.creator = clients[0].player;
     setup.persistent = persistent;
@@ -93,6 +93,21 @@ class TableTest : public ::testing::Test {
     }
     return frames;
   }
+  // The first frame of `type` to `player` in the last call's Outbox (null: none).
+  Json frame_of(const Player& player, std::string_view type) const {
+    for (const Json& f : frames_to(player)) {
+      if (f["type"] == type) return f;
+    }
+    return {};
+  }
+  // The position of the first frame of `type` among those to `player` (-1: none).
+  int position_of(const Player& player, std::string_view type) const {
+    const auto frames = frames_to(player);
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      if (frames[i]["type"] == type) return static_cast<int>(i);
+    }
+    return -1;
+  }
   std::vector<Json> replies() const {
     std::vector<Json> frames;
     for (const Delivery& d : out.deliveries) {
@@ -102,6 +117,7 @@ class TableTest : public ::testing::Test {
   }
 
   Clock::time_point start = Clock::time_point{} + 1000h;
+  Json game_options = Json::object();  // Big Two's, before normalizing (make_table)
   Metrics metrics;
   std::vector<Client> clients;
   std::unique_ptr<Table> table;
@@ -237,6 +253,103 @@ TEST_F(TableTest, NewcomersAndReturningMembersGetTheLatestChat) {
   EXPECT_TRUE(history_to(*clients[0].player).is_null());
 }
 
+// The play log of whoever arrives or comes back is what a spectator watching all along was
+// pushed, entry by entry: the public events only, never a seat's hand.
+TEST_F(TableTest, NewcomersAndReturningMembersGetTheGamesPublicEvents) {
+  auto early = std::make_shared<Player>("s1", "Early", TokenHash{});
+  table->watch(Client{early}.caller(), at(0s), fresh());
+  EXPECT_TRUE(frame_of(*early, "event_history").is_null()) << "no game yet: nothing";
+  Json seen = Json::array();  // what the early spectator was pushed, as history entries
+  const auto note = [&] {
+    for (const Json& f : frames_to(*early)) {
+      if (f["type"] == "state") seen.push_back({{"seq", f["seq"]}, {"events", f["events"]}});
+    }
+  };
+  for (auto& c : clients) table->join(c.caller(), std::nullopt, false, at(0s), fresh());
+  table->start(clients[0].caller(), at(0s), fresh());
+  note();
+  for (int i = 0; i < 12; ++i) {
+    play_one(std::chrono::seconds(i + 1));
+    note();
+  }
+  ASSERT_EQ(seen.size(), 13u);
+  EXPECT_EQ(seen[0]["events"], Json::parse(R"([{"type":"start"}])"));
+
+  // A late spectator: the room, the state, then the log so far.
+  auto late = std::make_shared<Player>("s2", "Late", TokenHash{});
+  table->watch(Client{late}.caller(), at(20s), fresh());
+  const Json history = frame_of(*late, "event_history");
+  ASSERT_FALSE(history.is_null());
+  EXPECT_LT(position_of(*late, "state"), position_of(*late, "event_history"));
+  EXPECT_EQ(history["room"], "r1");
+  EXPECT_EQ(history["game"], 1);
+  EXPECT_EQ(history["seq"], table->seq()) << "the state it is up to";
+  EXPECT_EQ(history["entries"], seen);
+  // Not a card still in anyone's hand, nor a view: it would tell the spectator a hand.
+  const std::string text = history.dump();
+  EXPECT_EQ(text.find("\"hand\""), std::string::npos);
+  EXPECT_EQ(text.find("\"view\""), std::string::npos);
+  for (Seat s = 0; s < 4; ++s) {
+    const Json hand = table->game()->view(s)["hand"];
+    ASSERT_FALSE(hand.empty());
+    for (const Json& card : hand) {
+      EXPECT_EQ(text.find(card.dump()), std::string::npos) << card << " of seat " << s;
+    }
+  }
+
+  // A player resuming (a reload) gets it after the whole state; a mere presence change not.
+  table->presence_changed(clients[1].player, false, false, at(21s), fresh());
+  EXPECT_TRUE(frame_of(*clients[1].player, "event_history").is_null());
+  table->presence_changed(clients[1].player, true, /*resumed=*/true, at(22s), fresh());
+  EXPECT_LT(position_of(*clients[1].player, "state"),
+            position_of(*clients[1].player, "event_history"));
+  EXPECT_EQ(frame_of(*clients[1].player, "event_history")["entries"], seen);
+  // Joining again (another tab of a seated player) too; the early spectator watching again.
+  table->join(clients[2].caller(), std::nullopt, false, at(23s), fresh());
+  EXPECT_EQ(frame_of(*clients[2].player, "event_history")["entries"], seen);
+  table->watch(Client{early}.caller(), at(24s), fresh());
+  EXPECT_EQ(frame_of(*early, "event_history")["entries"], seen);
+  // Those already there are not sent it again.
+  EXPECT_TRUE(frame_of(*clients[0].player, "event_history").is_null());
+}
+
+// The log keeps the latest moves of a long game only, and a new game starts it afresh.
+TEST_F(TableTest, ThePlayLogIsBoundedAndANewGameStartsItAfresh) {
+  game_options = {{"deals", 6}};  // some 300 moves
+  make_table({}, false);
+  seat_all_and_start();
+  const std::int64_t first = table->seq();
+  auto watcher = std::make_shared<Player>("s1", "Watcher", TokenHash{});
+  const auto history_now = [&](std::chrono::milliseconds when) {
+    table->watch(Client{watcher}.caller(), at(when), fresh());
+    return frame_of(*watcher, "event_history");
+  };
+  int played = 0;
+  while (table->status() == RoomStatus::kPlaying && played < 250) {
+    play_one(1s);
+    ++played;
+  }
+  ASSERT_EQ(played, 250) << "the game ended early";
+  Json history = history_now(2s);
+  ASSERT_EQ(history["entries"].size(), 200u) << "the latest 200 moves";
+  EXPECT_EQ(history["entries"].back()["seq"], table->seq());
+  EXPECT_EQ(history["entries"].front()["seq"], table->seq() - 199);
+  EXPECT_EQ(table->seq(), first + 250);
+
+  // The finished game's log stays until the next game: its end can still be read.
+  for (int i = 0; i < 5000 && table->status() == RoomStatus::kPlaying; ++i) play_one(3s);
+  ASSERT_EQ(table->status(), RoomStatus::kFinished);
+  history = history_now(4s);
+  EXPECT_EQ(history["entries"].back()["seq"], table->seq());
+
+  table->start(clients[0].caller(), at(5s), fresh());
+  ASSERT_EQ(table->status(), RoomStatus::kPlaying);
+  history = history_now(6s);
+  EXPECT_EQ(history["game"], 2);
+  EXPECT_EQ(history["entries"], Json::parse(R"([{"seq":)" + std::to_string(table->seq()) +
+                                            R"(,"events":[{"type":"start"}]}])"));
+}
+
 TEST_F(TableTest, StartNeedsEverySeatThenDealsToEachPlayerTheirOwnHand) {
   table->join(clients[0].caller(), std::nullopt, false, at(0s), fresh());
   table->start(clients[0].caller(), at(0s), fresh());
@@ -315,8 +428,9 @@ TEST_F(TableTest, AnAbsentPlayersSeatGoesToABotAfterGraceAndComesBack) {
   // Back: the seat is the player's again, and no bot moves for it.
   table->presence_changed(player, true, true, at(40s), fresh());
   EXPECT_FALSE(out.summary->seats[static_cast<std::size_t>(away)]->bot);
-  EXPECT_FALSE(frames_to(*player).empty());  // the room and the whole state
-  EXPECT_EQ(frames_to(*player).back()["type"], "state");
+  EXPECT_FALSE(frames_to(*player).empty());  // the room, the whole state and the play log
+  EXPECT_GE(position_of(*player, "state"), 0);
+  EXPECT_EQ(frames_to(*player).back()["type"], "event_history");
 }
 
 class ClockTest : public TableTest {
@@ -649,12 +763,19 @@ TEST_F(DurableTest, ARecordAndItsMovesRestoreTheSameTable) {
   ASSERT_TRUE(out.summary);
   EXPECT_EQ(out.summary->spectators, 1);
   EXPECT_EQ(restored->next_deadline(), start + 160s);
-  // The spectator resumes: the whole state, with no hand in it.
+  // The spectator resumes: the whole state, with no hand in it, then the play log the table
+  // had before the restart, rebuilt from the stored moves.
+  table->durable(WriteResult::kDurable, fresh());
+  table->watch(Client{watcher}.caller(), at(99s), fresh());
+  const Json before_restart = frame_of(*watcher, "event_history");
+  ASSERT_EQ(before_restart["entries"].size(), 21u) << "the deal and 20 moves";
   restored->presence_changed(watcher, true, /*resumed=*/true, at(101s), fresh());
-  const auto pushed = frames_to(*watcher);
-  ASSERT_FALSE(pushed.empty());
-  EXPECT_EQ(pushed.back()["type"], "state");
-  EXPECT_EQ(pushed.back()["seq"], table->seq());
+  const Json state = frame_of(*watcher, "state");
+  ASSERT_FALSE(state.is_null());
+  EXPECT_EQ(state["seq"], table->seq());
+  EXPECT_FALSE(state["view"].contains("hand"));
+  EXPECT_LT(position_of(*watcher, "state"), position_of(*watcher, "event_history"));
+  EXPECT_EQ(frame_of(*watcher, "event_history"), before_restart);
 
   // A log the engine no longer agrees with freezes the room instead of diverging.
   LoadedRoom tampered = stored;

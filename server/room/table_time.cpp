@@ -33,6 +33,7 @@ void Table::presence_changed(const std::shared_ptr<Player>& player, bool connect
   publish_room(out);  // the `connected` flags changed; a resumed player gets the room too
   if (resumed) push_chat_history_to(player, out);
   if (resumed && game_) push_state_to(player, now, out);
+  if (resumed) push_event_history_to(player, out);
 }
 
 void Table::renamed(const Player& player, Outbox& out) {

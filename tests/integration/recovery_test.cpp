@@ -13,6 +13,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "games/registry.h"
@@ -74,6 +75,7 @@ void continue_after_restart(const server::ServerConfig& config) {
 
   ServerFixture restarted(config);
   std::vector<std::unique_ptr<TestClient>> players;
+  std::optional<Json> first_history;
   for (int s = 0; s < 4; ++s) {
     players.push_back(restarted.connect());
     const Json welcome =
@@ -86,6 +88,19 @@ void continue_after_restart(const server::ServerConfig& config) {
     ASSERT_TRUE(state);
     EXPECT_EQ((*state)["seq"], seq);
     EXPECT_EQ((*state)["view"]["hand"], mirror->view(s)["hand"]) << "seat " << s;
+    // The play log too, rebuilt from the stored moves: the deal and the 12 moves, the same
+    // public events for every seat.
+    auto history = players.back()->next_of("event_history");
+    ASSERT_TRUE(history);
+    ASSERT_EQ((*history)["entries"].size(), 13u) << history->dump();
+    for (std::size_t i = 0; i < 13; ++i) EXPECT_EQ((*history)["entries"][i]["seq"], i);
+    EXPECT_EQ((*history)["entries"][0]["events"][0]["type"], "start");
+    EXPECT_EQ(scan_frame(*history, *mirror, s), "") << "no card of another seat's hand";
+    if (first_history) {
+      EXPECT_EQ(*history, *first_history) << "seat " << s;
+    } else {
+      first_history = history;
+    }
   }
   for (auto& p : players) p->pending().clear();
   std::vector<TestClient*> raw;

@@ -18,6 +18,22 @@ void collect_strings(const Json& value, std::set<std::string>& out) {
   }
 }
 
+// The events of the current deal, for scanning: events before a new deal describe plays of
+// the previous deal, whose cards were public then; the new deal may have put those cards into
+// other hands. A deal that ends lays the hands left face up to be counted (Big Two's
+// deal_over carries them as "hands"): those, and only there, are public.
+Json current_deal_events(const Json& events) {
+  std::size_t first_current = 0;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i].value("type", "") == "deal") first_current = i;
+  }
+  Json current(events.begin() + static_cast<std::ptrdiff_t>(first_current), events.end());
+  for (Json& event : current) {
+    if (event.value("type", "") == "deal_over") event.erase("hands");
+  }
+  return current;
+}
+
 }  // namespace
 
 std::optional<Json> next_prompt(TestClient& client, const std::string& room, Seat seat,
@@ -50,24 +66,24 @@ std::string scan_frame(const Json& frame, const Game& mirror, Seat viewer) {
 std::string scan_frame(const Json& frame, const std::vector<std::string>& hidden, Seat viewer) {
   std::set<std::string> mentioned;
   if (frame.value("type", "") == "state" && frame.contains("events")) {
-    // Events before a new deal describe plays of the previous deal, whose cards were public
-    // then; the new deal may have put those cards into other hands. Scan the rest strictly.
     Json scanned = frame;
-    const Json& events = frame["events"];
-    std::size_t first_current = 0;
-    for (std::size_t i = 0; i < events.size(); ++i) {
-      if (events[i].value("type", "") == "deal") first_current = i;
-    }
-    scanned["events"] =
-        Json(events.begin() + static_cast<std::ptrdiff_t>(first_current), events.end());
-    // A deal that ends lays the hands left face up to be counted (Big Two's deal_over and the
-    // finished view's last_deal carry them as "hands"): those, and only there, are public.
-    for (Json& event : scanned["events"]) {
-      if (event.value("type", "") == "deal_over") event.erase("hands");
-    }
+    scanned["events"] = current_deal_events(frame["events"]);
+    // The finished view's last_deal lays the hands left face up too.
     if (Json& last_deal = scanned["view"]["last_deal"]; last_deal.is_object()) {
       last_deal.erase("hands");
     }
+    collect_strings(scanned, mentioned);
+  } else if (frame.value("type", "") == "event_history" && frame.contains("entries") &&
+             frame.at("entries").is_array()) {
+    // The play log: every entry's events in order, scanned as one state's would be.
+    Json events = Json::array();
+    for (const Json& entry : frame.at("entries")) {
+      if (!entry.is_object() || !entry.contains("events")) continue;
+      for (const Json& event : entry.at("events")) events.push_back(event);
+    }
+    Json scanned = frame;
+    scanned.erase("entries");
+    scanned["events"] = current_deal_events(events);
     collect_strings(scanned, mentioned);
   } else {
     collect_strings(frame, mentioned);

@@ -135,6 +135,15 @@ export class Player {
     return this.page.evaluate(() => [...document.querySelectorAll('[data-testid="hand"] [data-card]')].map((e) => e.getAttribute('data-card')));
   }
 
+  // The play log's lines as shown (its latest 40).
+  async logLines() {
+    return this.page.locator('[data-testid="log"] li').allTextContents();
+  }
+
+  async waitLogLines(count, timeout = 10000) {
+    await this.page.waitForFunction((n) => document.querySelectorAll('[data-testid="log"] li').length >= n, count, { timeout });
+  }
+
   async errorSerial() {
     return this.page.evaluate(() => Number(document.querySelector('[data-testid="move-error"]')?.getAttribute('data-serial') ?? 0));
   }

@@ -1,7 +1,8 @@
 // Big Two from the lobby to the last card, with four browser contexts: room
 // creation and joining from the live list, a refused move and its reason, a
-// spectator who sees no hand, a reload that resumes the seat, a dropped
-// connection that comes back, the end of the game and "play again".
+// spectator who sees no hand, a reload that resumes the seat and the play log (and a
+// late spectator who reads the log), a dropped connection that comes back, the end
+// of the game and "play again".
 
 import { Player } from '../lib/player.mjs';
 import { startProxy } from '../lib/proxy.mjs';
@@ -123,13 +124,14 @@ export const scenarios = [
     },
   },
   {
-    name: 'a page reload mid-game resumes the same seat, hand and state, and the chat so far',
+    name: 'a page reload mid-game resumes the same seat, hand and state, and the chat and play log so far; a late spectator reads the log',
     needs: ['bigtwo'],
     async run(env) {
-      const { players } = env.shared.bigtwo;
+      const { room, players } = env.shared.bigtwo;
       await playToEnd(players, bigTwoMove, { maxMoves: 6, label: 'big two opening', stopAfter: 6 });
       const bob = players[1];
-      const before = { seat: await bob.seat(), hand: await bob.handCards(), seq: await bob.seq() };
+      const before = { seat: await bob.seat(), hand: await bob.handCards(), seq: await bob.seq(), log: await bob.logLines() };
+      assert.ok(before.log.length >= 6, `the play log shows the opening moves (${before.log.length} lines)`);
       await bob.page.reload();
       await bob.page.locator('[data-testid="conn-status"][data-status="connected"]').waitFor();
       await bob.page.locator('[data-testid="room"][data-seat="1"]').waitFor();
@@ -139,8 +141,23 @@ export const scenarios = [
       assert.ok(sameCards(await bob.handCards(), before.hand), 'same hand');
       // The chat from before the reload is back (the room keeps its latest lines).
       await bob.page.getByTestId('chat-log').getByText('good luck, all').waitFor();
+      // So is the play log, line for line (the room keeps the game's public events).
+      await bob.waitLogLines(before.log.length);
+      assert.deepEqual(await bob.logLines(), before.log, 'the same play log after the reload');
       // Everybody sees bob connected again.
       await players[0].page.locator('[data-testid="seat-1"] .dot.on').waitFor();
+      // A spectator arriving now reads the moves made before it came, as one watching since
+      // the deal does (bob's own lines say "You").
+      const late = await Player.create(env.browser, env.baseUrl, 'fay', { hash: `#/room/${room}` });
+      try {
+        await late.page.locator('[data-testid="room"][data-seat="spectator"]').waitFor();
+        await late.waitLogLines(before.log.length);
+        const lines = await late.logLines();
+        if (env.shared.spectator) assert.deepEqual(lines, await env.shared.spectator.logLines(), 'the late spectator\'s log is the early one\'s');
+        else assert.equal(lines.length, before.log.length, 'the late spectator\'s log has every move');
+      } finally {
+        await late.close();
+      }
     },
   },
   {
