@@ -11,9 +11,17 @@
 # (requests forwarded / moves), and bytes written to links per move. Everything runs on
 # 127.0.0.1 and is stopped at the end of each run.
 #
-#   tests/bench/proxy_bench.sh BUILD_DIR [ROUNDS] [SECONDS] [ROOMS]
+# THINK_MS above 0 paces the players (each move THINK_MS after its prompt) and gives each node
+# the same load: ROOMS rooms per node (3 x ROOMS for 3 nodes), ROOMS for the embedded server.
+# On two cores a closed loop saturates them, so a node carrying a third of the load sleeps
+# between bursts and pays more wake-ups per move than one node carrying all of it; paced and
+# per node, every setup is measured at the same load per process, as a deployment with a
+# core per node would run.
+#
+#   tests/bench/proxy_bench.sh BUILD_DIR [ROUNDS] [SECONDS] [ROOMS] [THINK_MS]
 set -euo pipefail
 build=$(realpath "${1:?build dir}"); rounds=${2:-2}; seconds=${3:-10}; rooms=${4:-100}
+think=${5:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 hz=$(getconf CLK_TCK)
@@ -43,9 +51,11 @@ run_cluster() {  # nodes [parlor-load flags...]
   haproxy_pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["proxy"]["pid"])' "$dir/cluster.json")
   read -r -a node_pids <<<"$(python3 -c 'import json,sys; print(" ".join(str(n["pid"]) for n in json.load(open(sys.argv[1]))["nodes"]))' "$dir/cluster.json")"
   read -r -a node_ports <<<"$(python3 -c 'import json,sys; print(" ".join(str(n["port"]) for n in json.load(open(sys.argv[1]))["nodes"]))' "$dir/cluster.json")"
-  local ramp_ms=$((rooms * 2 > 1000 ? rooms * 2 : 1000))
-  "$build/bots/parlor-load" --url "ws://127.0.0.1:$proxy/ws" --game bigtwo --rooms "$rooms" --seats 4 \
-    --think-ms 0 --duration "$seconds" --ramp-ms "$ramp_ms" --json "$@" >"$dir/load.json" &
+  local load_rooms=$((think > 0 ? rooms * count : rooms))
+  local ramp_ms=$((load_rooms * 2 > 1000 ? load_rooms * 2 : 1000))
+  "$build/bots/parlor-load" --url "ws://127.0.0.1:$proxy/ws" --game bigtwo --rooms "$load_rooms" \
+    --seats 4 --think-ms "$think" --duration "$seconds" --ramp-ms "$ramp_ms" --json "$@" \
+    >"$dir/load.json" &
   local load=$!
   sleep "$(awk -v r="$ramp_ms" 'BEGIN {print r / 1000 + 0.5}')"
   local n0 h0 f0 b0 m0 n1 h1 f1 b1 m1
@@ -65,7 +75,7 @@ d = json.load(open(sys.argv[1]))
 nodes, node_ticks, proxy_ticks, hz, fwd, link_bytes, moves = sys.argv[2], *map(int, sys.argv[3:5]), int(sys.argv[5]), *map(int, sys.argv[6:9])
 moves = max(moves, 1)
 following = ", following the room's node" if d.get("follow_room_node") else ""
-print(f"{nodes} node(s) behind HAProxy{following}: {d['moves_per_second']:.0f} moves/s  p50 {d['latency_ms']['p50']:.2f} ms  "
+print(f"{nodes} node(s) behind HAProxy{following}, {d['rooms']} rooms: {d['moves_per_second']:.0f} moves/s  p50 {d['latency_ms']['p50']:.2f} ms  "
       f"p99 {d['latency_ms']['p99']:.2f} ms  nodes {node_ticks / hz * 1e6 / moves:.0f} us/move  "
       f"haproxy {proxy_ticks / hz * 1e6 / moves:.0f} us/move  cross-node {100 * fwd / moves:.0f}% of moves  "
       f"link {link_bytes / moves:.0f} B/move")
@@ -76,12 +86,12 @@ PY
 }
 
 for round in $(seq "$rounds"); do
-  echo "== round $round: $rooms rooms x 4 seats, ${seconds}s"
+  echo "== round $round: $rooms rooms x 4 seats$( ((think > 0)) && echo " per node, think ${think} ms"), ${seconds}s"
   run_cluster 1
   run_cluster 3
   run_cluster 3 --follow-room-node
   printf "embedded (one server, SQLite): "
-  "$here/server_load.sh" "$build" "$rooms" 0 "$seconds" sqlite | python3 -c '
+  "$here/server_load.sh" "$build" "$rooms" "$think" "$seconds" sqlite | python3 -c '
 import json, sys
 text = sys.stdin.read()
 report = json.loads(text[:text.index("server_cpu_us_per_move")])
