@@ -1,6 +1,7 @@
 #include "games/tricks/tricks.h"
 
 #include "games/core/json_cards.h"
+#include "games/core/json_text.h"
 
 namespace parlor::tricks {
 
@@ -17,24 +18,10 @@ void StateWriter::add(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     word |= std::uint64_t{static_cast<unsigned char>(text[i])} << (8 * (i % 8));
     if (i % 8 == 7 || i + 1 == text.size()) {
-      words_.push_back(word);
+      add_word(word);
       word = 0;
     }
   }
-}
-
-std::uint64_t StateWriter::hash() const {
-  // FNV-1a over words, with a final avalanche so that nearby states spread.
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (std::uint64_t w : words_) {
-    hash ^= w;
-    hash *= 0x100000001b3ULL;
-    hash ^= hash >> 29;
-  }
-  hash ^= hash >> 33;
-  hash *= 0xff51afd7ed558ccdULL;
-  hash ^= hash >> 33;
-  return hash;
 }
 
 std::optional<Suit> StandardTrickRules::effective_suit(Card card) const {
@@ -222,6 +209,46 @@ Json tricks_won_to_json(const TrickPlay& play) {
   return out;
 }
 
+void write_plays(std::string& out, const Trick& trick) {
+  namespace jt = json_text;
+  out += '[';
+  jt::Separator comma;
+  for (const Play& p : trick.plays()) {
+    comma(out);
+    out += '{';
+    jt::key(out, "card");
+    jt::card(out, p.card);
+    out += ',';
+    jt::key(out, "seat");
+    jt::integer(out, p.seat);
+    out += '}';
+  }
+  out += ']';
+}
+
+void write_completed_trick(std::string& out, const CompletedTrick& t) {
+  namespace jt = json_text;
+  out += '{';
+  jt::key(out, "leader");
+  jt::integer(out, t.trick.leader());
+  out += ',';
+  jt::key(out, "plays");
+  write_plays(out, t.trick);
+  out += ',';
+  jt::key(out, "winner");
+  jt::integer(out, t.winner);
+  out += '}';
+}
+
+void write_tricks_won(std::string& out, const TrickPlay& play) {
+  out += '[';
+  for (Seat s = 0; s < play.seats(); ++s) {
+    if (s > 0) out += ',';
+    json_text::integer(out, play.tricks_won(s));
+  }
+  out += ']';
+}
+
 void ScoreTable::add_hand(const std::vector<int>& points, Json detail) {
   for (std::size_t i = 0; i < totals_.size() && i < points.size(); ++i) totals_[i] += points[i];
   std::string text = detail.dump();
@@ -246,6 +273,37 @@ Json ScoreTable::to_json(int max_rows, bool with_detail) const {
   out["totals"] = totals_;
   out["hands"] = std::move(rows);
   return out;
+}
+
+void ScoreTable::write_json(std::string& out, int max_rows, bool with_detail) const {
+  namespace jt = json_text;
+  out += '{';
+  jt::key(out, "hands");
+  out += '[';
+  const int first = hands() > max_rows ? hands() - max_rows : 0;
+  for (int i = first; i < hands(); ++i) {
+    const Row& row = rows_[static_cast<std::size_t>(i)];
+    if (i > first) out += ',';
+    out += '{';
+    if (with_detail && !row.detail.is_null()) {
+      jt::key(out, "detail");
+      out += row.detail_text;
+      out += ',';
+    }
+    jt::key(out, "hand");
+    jt::integer(out, i + 1);
+    out += ',';
+    jt::key(out, "points");
+    jt::integers(out, row.points);
+    out += ',';
+    jt::key(out, "totals");
+    jt::integers(out, row.totals);
+    out += '}';
+  }
+  out += "],";
+  jt::key(out, "totals");
+  jt::integers(out, totals_);
+  out += '}';
 }
 
 void ScoreTable::write(StateWriter& out) const {
