@@ -1,9 +1,11 @@
 #include "games/splendor/splendor.h"
 
 #include <algorithm>
+#include <array>
 #include <initializer_list>
 #include <string>
 
+#include "games/core/json_text.h"
 #include "games/core/state_fields.h"
 
 namespace parlor {
@@ -634,6 +636,208 @@ Json SplendorGame::view(Seat seat) const {
   if (state_.phase == Phase::kNoble) out["noble_choices"] = qualifying_nobles();
   if (finished()) out["result"] = result();
   return out;
+}
+
+// view(seat) as wire text, keys in sorted order (as dump() writes them), without building the
+// JSON tree: the server writes every seat's view after every move. The self-play checker holds
+// the text to view(seat).dump() after every move of its seeded games.
+void SplendorGame::write_view(Seat seat, std::string& out) const {
+  const bool seated = seat >= 0 && seat < state_.seats;
+  write_view_start(out);
+  write_view_players(out, seated ? seat : -1);
+  write_view_end(out);
+  write_view_you(out, seated, seat);
+}
+
+void SplendorGame::write_views(std::span<const Seat> seats,
+                               std::span<std::string* const> outs) const {
+  std::string start;
+  write_view_start(start);
+  std::string end;
+  write_view_end(end);
+  for (std::size_t i = 0; i < seats.size(); ++i) {
+    std::string& out = *outs[i];
+    const Seat seat = seats[i];
+    const bool seated = seat >= 0 && seat < state_.seats;
+    out += start;
+    write_view_players(out, seated ? seat : -1);
+    out += end;
+    write_view_you(out, seated, seat);
+  }
+}
+
+namespace {
+
+// Token (or gem) indices in the order of their names: the order dump() writes an object
+// keyed by them.
+const std::array<int, kTokenKinds>& tokens_by_name() {
+  static const std::array<int, kTokenKinds> order = [] {
+    std::array<int, kTokenKinds> tokens{};
+    for (int t = 0; t < kTokenKinds; ++t) tokens[at(t)] = t;
+    std::sort(tokens.begin(), tokens.end(),
+              [](int a, int b) { return token_name(a) < token_name(b); });
+    return tokens;
+  }();
+  return order;
+}
+
+// all_tokens_json (every token kind) or all_gems_json (the colours only) as text.
+template <std::size_t N>
+void write_counts(std::string& out, const std::array<int, N>& counts) {
+  namespace jt = json_text;
+  out += '{';
+  jt::Separator comma;
+  for (int t : tokens_by_name()) {
+    if (t >= static_cast<int>(N)) continue;
+    comma(out);
+    jt::string(out, token_name(t));
+    out += ':';
+    jt::integer(out, counts[at(t)]);
+  }
+  out += '}';
+}
+
+}  // namespace
+
+void SplendorGame::write_view_start(std::string& out) const {
+  namespace jt = json_text;
+  out += '{';
+  jt::key(out, "bank");
+  write_counts(out, state_.bank);
+  out += ',';
+  jt::key(out, "decks");
+  out += '[';
+  jt::Separator comma;
+  for (const auto& deck : state_.decks) {
+    comma(out);
+    jt::integer(out, static_cast<std::int64_t>(deck.size()));
+  }
+  out += "],";
+  jt::key(out, "final_round");
+  jt::boolean(out, state_.final_round);
+  if (state_.phase == Phase::kNoble) {
+    out += ',';
+    jt::key(out, "noble_choices");
+    jt::integers(out, qualifying_nobles());
+  }
+  out += ',';
+  jt::key(out, "nobles");
+  jt::integers(out, state_.nobles);
+  out += ',';
+  jt::key(out, "phase");
+  jt::string(out, phase_name(state_.phase));
+}
+
+// player_view(seat, viewer) of every seat, as text.
+void SplendorGame::write_view_players(std::string& out, Seat viewer) const {
+  namespace jt = json_text;
+  out += ',';
+  jt::key(out, "players");
+  out += '[';
+  for (int seat = 0; seat < state_.seats; ++seat) {
+    const PlayerState& p = state_.player(seat);
+    if (seat > 0) out += ',';
+    out += '{';
+    jt::key(out, "bonuses");
+    write_counts(out, p.bonuses);
+    out += ',';
+    jt::key(out, "cards_bought");
+    jt::integer(out, static_cast<std::int64_t>(p.bought.size()));
+    out += ',';
+    jt::key(out, "nobles");
+    jt::integers(out, p.nobles);
+    out += ',';
+    jt::key(out, "points");
+    jt::integer(out, p.points);
+    out += ',';
+    jt::key(out, "reserved");
+    out += '[';
+    jt::Separator comma;
+    for (const ReservedCard& r : p.reserved) {
+      comma(out);
+      out += '{';
+      jt::key(out, "blind");
+      jt::boolean(out, r.blind);
+      out += ',';
+      jt::key(out, "card");
+      if (!r.blind || viewer == seat) {
+        jt::integer(out, r.card);
+      } else {
+        jt::null(out);
+      }
+      out += ',';
+      jt::key(out, "level");
+      jt::integer(out, card_def(r.card).level);
+      out += '}';
+    }
+    out += "],";
+    jt::key(out, "reserved_count");
+    jt::integer(out, static_cast<std::int64_t>(p.reserved.size()));
+    out += ',';
+    jt::key(out, "seat");
+    jt::integer(out, seat);
+    out += ',';
+    jt::key(out, "token_count");
+    jt::integer(out, p.token_count());
+    out += ',';
+    jt::key(out, "tokens");
+    write_counts(out, p.tokens);
+    out += '}';
+  }
+  out += ']';
+}
+
+void SplendorGame::write_view_end(std::string& out) const {
+  namespace jt = json_text;
+  if (finished()) {
+    out += ',';
+    jt::key(out, "result");
+    out += result().dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+  if (state_.phase == Phase::kReturn) {
+    out += ',';
+    jt::key(out, "return_count");
+    jt::integer(out, excess_tokens());
+  }
+  out += ',';
+  jt::key(out, "round");
+  jt::integer(out, state_.turns / state_.seats + 1);
+  out += ',';
+  jt::key(out, "rows");
+  out += '[';
+  jt::Separator rows;
+  for (const auto& row : state_.rows) {
+    rows(out);
+    out += '[';
+    jt::Separator cards;
+    for (int card : row) {
+      cards(out);
+      if (card != 0) {
+        jt::integer(out, card);
+      } else {
+        jt::null(out);
+      }
+    }
+    out += ']';
+  }
+  out += "],";
+  jt::key(out, "turn");
+  if (finished()) {
+    jt::null(out);
+  } else {
+    jt::integer(out, state_.current);
+  }
+}
+
+void SplendorGame::write_view_you(std::string& out, bool seated, Seat seat) {
+  out += ',';
+  json_text::key(out, "you");
+  if (seated) {
+    json_text::integer(out, seat);
+  } else {
+    json_text::null(out);
+  }
+  out += '}';
 }
 
 Json SplendorGame::result() const {
