@@ -139,8 +139,16 @@ std::optional<Card> check_play(const Json& move, CardSet hand, const Trick& tric
 }
 
 Json play_moves(CardSet cards) {
-  Json out = Json::array();
-  for (Card c : cards) out.push_back({{"action", "play"}, {"card", c.to_string()}});
+  Json out(Json::value_t::array);
+  auto& moves = out.get_ref<Json::array_t&>();
+  moves.reserve(static_cast<std::size_t>(cards.size()));
+  for (Card c : cards) {
+    Json move(Json::value_t::object);
+    auto& fields = move.get_ref<Json::object_t&>();
+    fields.emplace_hint(fields.end(), "action", "play");
+    fields.emplace_hint(fields.end(), "card", c.to_string());
+    moves.push_back(std::move(move));
+  }
   return out;
 }
 
@@ -192,15 +200,30 @@ Json state_json(const TrickPlayFields& fields) {
           {"leader", play.current().leader()}};
 }
 
+// Arrays and objects are filled in place (keys in their sorted order, each inserted at the
+// end): views and full_state() carry a trick or two, and brace-initialized JSON copies every
+// element once more.
 Json plays_to_json(const Trick& trick) {
-  Json out = Json::array();
-  for (const Play& p : trick.plays())
-    out.push_back({{"seat", p.seat}, {"card", p.card.to_string()}});
+  Json out(Json::value_t::array);
+  auto& plays = out.get_ref<Json::array_t&>();
+  plays.reserve(static_cast<std::size_t>(trick.size()));
+  for (const Play& p : trick.plays()) {
+    Json play(Json::value_t::object);
+    auto& fields = play.get_ref<Json::object_t&>();
+    fields.emplace_hint(fields.end(), "card", p.card.to_string());
+    fields.emplace_hint(fields.end(), "seat", p.seat);
+    plays.push_back(std::move(play));
+  }
   return out;
 }
 
 Json completed_trick_to_json(const CompletedTrick& t) {
-  return {{"leader", t.trick.leader()}, {"plays", plays_to_json(t.trick)}, {"winner", t.winner}};
+  Json out(Json::value_t::object);
+  auto& fields = out.get_ref<Json::object_t&>();
+  fields.emplace_hint(fields.end(), "leader", t.trick.leader());
+  fields.emplace_hint(fields.end(), "plays", plays_to_json(t.trick));
+  fields.emplace_hint(fields.end(), "winner", t.winner);
+  return out;
 }
 
 Json tricks_won_to_json(const TrickPlay& play) {
