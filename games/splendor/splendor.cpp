@@ -653,6 +653,9 @@ void SplendorGame::write_views(std::span<const Seat> seats,
                                std::span<std::string* const> outs) const {
   std::string start;
   write_view_start(start);
+  // The players as a spectator sees them; a seat sees the same unless it holds a blind reserve.
+  std::string players;
+  write_view_players(players, -1);
   std::string end;
   write_view_end(end);
   for (std::size_t i = 0; i < seats.size(); ++i) {
@@ -660,7 +663,13 @@ void SplendorGame::write_views(std::span<const Seat> seats,
     const Seat seat = seats[i];
     const bool seated = seat >= 0 && seat < state_.seats;
     out += start;
-    write_view_players(out, seated ? seat : -1);
+    if (seated &&
+        std::any_of(state_.player(seat).reserved.begin(), state_.player(seat).reserved.end(),
+                    [](const ReservedCard& r) { return r.blind; })) {
+      write_view_players(out, seat);
+    } else {
+      out += players;
+    }
     out += end;
     write_view_you(out, seated, seat);
   }
@@ -668,14 +677,23 @@ void SplendorGame::write_views(std::span<const Seat> seats,
 
 namespace {
 
-// Token (or gem) indices in the order of their names: the order dump() writes an object
-// keyed by them.
-const std::array<int, kTokenKinds>& tokens_by_name() {
-  static const std::array<int, kTokenKinds> order = [] {
-    std::array<int, kTokenKinds> tokens{};
-    for (int t = 0; t < kTokenKinds; ++t) tokens[at(t)] = t;
-    std::sort(tokens.begin(), tokens.end(),
-              [](int a, int b) { return token_name(a) < token_name(b); });
+// Token (or gem) indices in the order of their names, the order dump() writes an object keyed
+// by them, each with its key text ("black":).
+struct NamedToken {
+  int token = 0;
+  std::string key;
+};
+const std::array<NamedToken, kTokenKinds>& tokens_by_name() {
+  static const std::array<NamedToken, kTokenKinds> order = [] {
+    std::array<NamedToken, kTokenKinds> tokens{};
+    for (int t = 0; t < kTokenKinds; ++t) {
+      tokens[at(t)].token = t;
+      json_text::string(tokens[at(t)].key, token_name(t));
+      tokens[at(t)].key += ':';
+    }
+    std::sort(tokens.begin(), tokens.end(), [](const NamedToken& a, const NamedToken& b) {
+      return token_name(a.token) < token_name(b.token);
+    });
     return tokens;
   }();
   return order;
@@ -684,15 +702,13 @@ const std::array<int, kTokenKinds>& tokens_by_name() {
 // all_tokens_json (every token kind) or all_gems_json (the colours only) as text.
 template <std::size_t N>
 void write_counts(std::string& out, const std::array<int, N>& counts) {
-  namespace jt = json_text;
   out += '{';
-  jt::Separator comma;
-  for (int t : tokens_by_name()) {
-    if (t >= static_cast<int>(N)) continue;
+  json_text::Separator comma;
+  for (const NamedToken& named : tokens_by_name()) {
+    if (named.token >= static_cast<int>(N)) continue;
     comma(out);
-    jt::string(out, token_name(t));
-    out += ':';
-    jt::integer(out, counts[at(t)]);
+    out += named.key;
+    json_text::integer(out, counts[at(named.token)]);
   }
   out += '}';
 }
