@@ -224,7 +224,7 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
       if (to_act.empty()) return describe(info, seed, step, "no seat to act before the end");
       const Seat seat = to_act[rng.uniform(to_act.size())];
       // The prompts check_views built and checked for this same state (index seat + 1).
-      const Json& prompt = prompts[static_cast<std::size_t>(seat + 1)];
+      const Json& prompt = prompts[static_cast<std::size_t>(seat) + 1];
       if (!prompt.is_object()) return describe(info, seed, step, "seat to act has no prompt");
       const Json legal = game->legal_moves(seat);
       if (prompt.contains("legal") && prompt["legal"] != legal) {
@@ -238,7 +238,7 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
         if (!game->legal_moves(other).empty()) {
           return describe(info, seed, step, "seat not to act has legal moves");
         }
-        if (!prompts[static_cast<std::size_t>(other + 1)].is_null()) {
+        if (!prompts[static_cast<std::size_t>(other) + 1].is_null()) {
           return describe(info, seed, step, "seat not to act has a prompt");
         }
         if (!legal.empty()) {
