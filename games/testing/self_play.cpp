@@ -112,8 +112,7 @@ std::string check_views(const Game& game, const SelfPlayHooks& hooks, std::vecto
       return "prompt of seat " + std::to_string(viewer) + " shows hidden card " +
              prompt_leak.lowest().to_string();
     }
-    // The view's dump once; write_view's text must be it, and write_views' text must be
-    // write_view's.
+    // write_view's text must be write_views' and the view's dump.
     written = "head";
     game.write_view(viewer, written);
     if (written != together[i]) {
