@@ -1,9 +1,11 @@
 #include "games/agram/agram.h"
 
 #include <string>
+#include <string_view>
 
 #include "games/core/deck.h"
 #include "games/core/json_cards.h"
+#include "games/core/json_text.h"
 #include "games/core/options.h"
 
 namespace parlor {
@@ -180,6 +182,120 @@ Json AgramGame::view(Seat seat) const {
   v["last_deal_winner"] = last_deal_winner_ ? Json(*last_deal_winner_) : Json(nullptr);
   if (finished()) v["winners"] = winners_;
   return v;
+}
+
+// view(seat) as wire text, keys in sorted order (as dump() writes them), without building the
+// JSON tree: the server writes every seat's view after every move. The self-play checker holds
+// the text to view(seat).dump() after every move of its seeded games.
+void AgramGame::write_view(Seat seat, std::string& out) const {
+  const bool seated = seat >= 0 && seat < seats_;
+  write_view_start(out);
+  if (seated) write_view_hand(out, seat);
+  write_view_middle(out);
+  write_view_you(out, seated, seat);
+}
+
+void AgramGame::write_views(std::span<const Seat> seats, std::span<std::string* const> outs) const {
+  std::string shared;
+  write_view_start(shared);
+  const std::size_t middle = shared.size();
+  write_view_middle(shared);
+  const std::string_view text(shared);
+  for (std::size_t i = 0; i < seats.size(); ++i) {
+    std::string& out = *outs[i];
+    const Seat seat = seats[i];
+    const bool seated = seat >= 0 && seat < seats_;
+    out += text.substr(0, middle);
+    if (seated) write_view_hand(out, seat);
+    out += text.substr(middle);
+    write_view_you(out, seated, seat);
+  }
+}
+
+void AgramGame::write_view_start(std::string& out) const {
+  namespace jt = json_text;
+  out += '{';
+  jt::key(out, "deal_number");
+  jt::integer(out, deal_number_);
+  out += ',';
+  jt::key(out, "dealer");
+  jt::integer(out, dealer_);
+}
+
+void AgramGame::write_view_hand(std::string& out, Seat seat) const {
+  out += ',';
+  json_text::key(out, "hand");
+  json_text::cards(out, hands_[static_cast<std::size_t>(seat)]);
+}
+
+void AgramGame::write_view_middle(std::string& out) const {
+  namespace jt = json_text;
+  out += ',';
+  jt::key(out, "hand_counts");
+  out += '[';
+  jt::Separator comma;
+  for (CardSet hand : hands_) {
+    comma(out);
+    jt::integer(out, hand.size());
+  }
+  out += "],";
+  jt::key(out, "last_deal_winner");
+  if (last_deal_winner_) {
+    jt::integer(out, *last_deal_winner_);
+  } else {
+    jt::null(out);
+  }
+  out += ',';
+  jt::key(out, "last_trick");
+  if (last_trick_) {
+    tricks::write_completed_trick(out, *last_trick_);
+  } else {
+    jt::null(out);
+  }
+  out += ',';
+  jt::key(out, "leader");
+  jt::integer(out, play_.current().leader());
+  out += ',';
+  jt::key(out, "phase");
+  jt::string(out, phase_name(phase_));
+  out += ',';
+  jt::key(out, "scores");
+  jt::integers(out, scores_);
+  out += ',';
+  jt::key(out, "target");
+  jt::integer(out, target_);
+  out += ',';
+  jt::key(out, "trick");
+  tricks::write_plays(out, play_.current());
+  out += ',';
+  jt::key(out, "trick_number");
+  jt::integer(out, play_.completed_count() + (phase_ == Phase::kPlay ? 1 : 0));
+  out += ',';
+  jt::key(out, "tricks_won");
+  tricks::write_tricks_won(out, play_);
+  out += ',';
+  jt::key(out, "turn");
+  if (finished()) {
+    jt::null(out);
+  } else {
+    jt::integer(out, current_seat());
+  }
+  if (finished()) {
+    out += ',';
+    jt::key(out, "winners");
+    jt::integers(out, winners_);
+  }
+}
+
+void AgramGame::write_view_you(std::string& out, bool seated, Seat seat) {
+  out += ',';
+  json_text::key(out, "you");
+  if (seated) {
+    json_text::integer(out, seat);
+  } else {
+    json_text::null(out);
+  }
+  out += '}';
 }
 
 Json AgramGame::result() const {

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "games/core/game_info.h"
@@ -49,6 +51,10 @@ class AgramGame final : public Game {
   Json prompt(Seat seat) const override;
   MoveResult apply(Seat seat, const Json& move) override;
   Json view(Seat seat) const override;
+  // write_view writes view()'s text without building it; write_views writes the text every
+  // seat's view shares once, and each seat's hand and `you` around it.
+  void write_view(Seat seat, std::string& out) const override;
+  void write_views(std::span<const Seat> seats, std::span<std::string* const> outs) const override;
   bool finished() const override { return phase_ == Phase::kFinished; }
   Json result() const override;
   // Both read the one field list visit_state gives (games/core/state_fields.h); the hash
@@ -64,6 +70,12 @@ class AgramGame final : public Game {
   Seat dealer() const { return dealer_; }
 
  private:
+  // write_view in pieces: the keys before "hand", the seat's hand, the keys between "hand" and
+  // "you", and "you" with the closing brace.
+  void write_view_start(std::string& out) const;
+  void write_view_hand(std::string& out, Seat seat) const;
+  void write_view_middle(std::string& out) const;
+  static void write_view_you(std::string& out, bool seated, Seat seat);
   template <class Fields>
   void visit_state(Fields& fields) const;
   void deal(std::vector<CardSet> hands);

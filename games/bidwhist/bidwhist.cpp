@@ -1,9 +1,11 @@
 #include "games/bidwhist/bidwhist.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "games/core/deck.h"
 #include "games/core/json_cards.h"
+#include "games/core/json_text.h"
 #include "games/core/state_fields.h"
 
 namespace parlor {
@@ -535,6 +537,246 @@ Json BidWhistGame::view(Seat seat) const {
   v["scores"] = scores_.totals();
   v["last_hand"] = last_hand_ ? hand_score_json(*last_hand_) : Json(nullptr);
   return v;
+}
+
+// view(seat) as wire text, keys in sorted order (as dump() writes them), without building the
+// JSON tree: the server writes every seat's view after every move. The self-play checker holds
+// the text to view(seat).dump() after every move of its seeded games.
+void BidWhistGame::write_view(Seat seat, std::string& out) const {
+  const bool seated = seat >= 0 && seat < kSeats;
+  write_view_start(out);
+  if (seated) write_view_hand(out, seat);
+  write_view_middle(out);
+  if (seated) write_view_kitty(out, seat);
+  write_view_end(out);
+  write_view_you(out, seated, seat);
+}
+
+void BidWhistGame::write_views(std::span<const Seat> seats,
+                               std::span<std::string* const> outs) const {
+  std::string shared;
+  write_view_start(shared);
+  const std::size_t middle = shared.size();
+  write_view_middle(shared);
+  const std::size_t end = shared.size();
+  write_view_end(shared);
+  const std::string_view text(shared);
+  for (std::size_t i = 0; i < seats.size(); ++i) {
+    std::string& out = *outs[i];
+    const Seat seat = seats[i];
+    const bool seated = seat >= 0 && seat < kSeats;
+    out += text.substr(0, middle);
+    if (seated) write_view_hand(out, seat);
+    out += text.substr(middle, end - middle);
+    if (seated) write_view_kitty(out, seat);
+    out += text.substr(end);
+    write_view_you(out, seated, seat);
+  }
+}
+
+namespace {
+
+// Bid::to_json() as text, with the bidder's seat when `seat` is given (the view's high_bid).
+void write_bid(std::string& out, const Bid& bid, std::optional<Seat> seat = std::nullopt) {
+  namespace jt = json_text;
+  out += '{';
+  jt::key(out, "books");
+  jt::integer(out, bid.books);
+  out += ',';
+  if (seat) {
+    jt::key(out, "seat");
+    jt::integer(out, *seat);
+    out += ',';
+  }
+  jt::key(out, "type");
+  jt::string(out, bid_type_name(bid.type));
+  out += '}';
+}
+
+}  // namespace
+
+void BidWhistGame::write_view_start(std::string& out) const {
+  namespace jt = json_text;
+  out += '{';
+  jt::key(out, "bids");
+  out += '[';
+  for (std::size_t s = 0; s < kSeats; ++s) {
+    if (s > 0) out += ',';
+    if (passed_[s]) {
+      out += R"("pass")";
+    } else if (bids_[s]) {
+      write_bid(out, *bids_[s]);
+    } else {
+      jt::null(out);
+    }
+  }
+  out += "],";
+  jt::key(out, "books");
+  out += '[';
+  jt::integer(out, team_books(0));
+  out += ',';
+  jt::integer(out, team_books(1));
+  out += "],";
+  jt::key(out, "contract");
+  if (phase_ == Phase::kBidding) {
+    jt::null(out);
+  } else {  // Contract::to_json()
+    out += '{';
+    jt::key(out, "books");
+    jt::integer(out, contract_.bid.books);
+    out += ',';
+    jt::key(out, "declarer");
+    jt::integer(out, contract_.declarer);
+    if (contract_.declared) {
+      out += ',';
+      jt::key(out, "direction");
+      jt::string(out, direction_name(contract_.direction));
+    }
+    if (contract_.declared && contract_.trump) {
+      out += ',';
+      jt::key(out, "trump");
+      jt::string(out, suit_letter(*contract_.trump));
+    }
+    out += ',';
+    jt::key(out, "type");
+    jt::string(out, bid_type_name(contract_.bid.type));
+    out += '}';
+  }
+  out += ',';
+  jt::key(out, "dealer");
+  jt::integer(out, dealer_);
+}
+
+void BidWhistGame::write_view_hand(std::string& out, Seat seat) const {
+  out += ',';
+  json_text::key(out, "hand");
+  json_text::cards(out, hands_[static_cast<std::size_t>(seat)]);
+}
+
+void BidWhistGame::write_view_middle(std::string& out) const {
+  namespace jt = json_text;
+  out += ',';
+  jt::key(out, "hand_counts");
+  out += '[';
+  for (std::size_t s = 0; s < kSeats; ++s) {
+    if (s > 0) out += ',';
+    jt::integer(out, hands_[s].size());
+  }
+  out += "],";
+  jt::key(out, "hand_number");
+  jt::integer(out, hand_number_);
+  out += ',';
+  jt::key(out, "high_bid");
+  if (high_bid_) {
+    write_bid(out, *high_bid_, high_bidder_);
+  } else {
+    jt::null(out);
+  }
+}
+
+void BidWhistGame::write_view_kitty(std::string& out, Seat seat) const {
+  if (phase_ != Phase::kDiscarding || seat != contract_.declarer) return;
+  out += ',';
+  json_text::key(out, "kitty");
+  json_text::cards(out, kitty_ & hands_[static_cast<std::size_t>(seat)]);
+}
+
+void BidWhistGame::write_view_end(std::string& out) const {
+  namespace jt = json_text;
+  out += ',';
+  jt::key(out, "kitty_count");
+  jt::integer(out, kitty_taken_ ? 0 : kKittySize);
+  out += ',';
+  jt::key(out, "last_hand");
+  if (last_hand_) {  // hand_score_json()
+    const HandScore& score = *last_hand_;
+    const int team = tricks::team_of(score.declarer);
+    out += '{';
+    jt::key(out, "bid");
+    write_bid(out, score.bid);
+    out += ',';
+    jt::key(out, "books");
+    jt::integer(out, score.books);
+    out += ',';
+    jt::key(out, "declarer");
+    jt::integer(out, score.declarer);
+    out += ',';
+    jt::key(out, "hand");
+    jt::integer(out, score.hand);
+    out += ',';
+    jt::key(out, "made");
+    jt::boolean(out, score.books >= kBookBase + score.bid.books);
+    out += ',';
+    jt::key(out, "points");
+    out += '[';
+    jt::integer(out, team == 0 ? score.points : 0);
+    out += ',';
+    jt::integer(out, team == 1 ? score.points : 0);
+    out += "],";
+    jt::key(out, "scores");
+    jt::integers(out, scores_.totals());
+    out += ',';
+    jt::key(out, "team");
+    jt::integer(out, team);
+    out += '}';
+  } else {
+    jt::null(out);
+  }
+  const tricks::Trick& trick = play_.current();
+  out += ',';
+  jt::key(out, "last_trick");
+  if (const auto* last = play_.last_completed()) {
+    tricks::write_completed_trick(out, *last);
+  } else {
+    jt::null(out);
+  }
+  out += ',';
+  jt::key(out, "leader");
+  if (phase_ == Phase::kPlaying) {
+    jt::integer(out, trick.leader());
+  } else {
+    jt::null(out);
+  }
+  out += ',';
+  jt::key(out, "led_suit");
+  if (trick.led_suit()) {
+    jt::string(out, suit_letter(*trick.led_suit()));
+  } else {
+    jt::null(out);
+  }
+  out += ',';
+  jt::key(out, "phase");
+  jt::string(out, phase_name(phase_));
+  out += ',';
+  jt::key(out, "scores");
+  jt::integers(out, scores_.totals());
+  out += ',';
+  jt::key(out, "target");
+  jt::integer(out, target_);
+  out += ',';
+  jt::key(out, "trick");
+  tricks::write_plays(out, trick);
+  out += ',';
+  jt::key(out, "tricks_won");
+  tricks::write_tricks_won(out, play_);
+  out += ',';
+  jt::key(out, "turn");
+  if (phase_ == Phase::kFinished) {
+    jt::null(out);
+  } else {
+    jt::integer(out, turn());
+  }
+}
+
+void BidWhistGame::write_view_you(std::string& out, bool seated, Seat seat) {
+  out += ',';
+  json_text::key(out, "you");
+  if (seated) {
+    json_text::integer(out, seat);
+  } else {
+    json_text::null(out);
+  }
+  out += '}';
 }
 
 Json BidWhistGame::hand_score_json(const HandScore& score) const {

@@ -15,6 +15,8 @@
 
 #include <array>
 #include <memory>
+#include <span>
+#include <string>
 
 #include "games/bidwhist/bidwhist_rules.h"
 #include "games/core/card_set.h"
@@ -68,6 +70,10 @@ class BidWhistGame final : public Game {
   Json prompt(Seat seat) const override;
   MoveResult apply(Seat seat, const Json& move) override;
   Json view(Seat seat) const override;
+  // write_view writes view()'s text without building it; write_views writes the text every
+  // seat's view shares once, and each seat's hand, kitty and `you` around it.
+  void write_view(Seat seat, std::string& out) const override;
+  void write_views(std::span<const Seat> seats, std::span<std::string* const> outs) const override;
   bool finished() const override { return phase_ == Phase::kFinished; }
   Json result() const override;
   // Both read the one field list visit_state gives (games/core/state_fields.h). The hash is
@@ -109,6 +115,15 @@ class BidWhistGame final : public Game {
   void visit_state(Fields& fields) const;
   Json bidding_moves(Seat seat) const;
   Json bids_json() const;
+  // write_view in pieces: the keys before "hand", the seat's hand, the keys from "hand_counts"
+  // to "high_bid", the declarer's kitty while discarding, the keys from "kitty_count" to
+  // "turn", and "you" with the closing brace.
+  void write_view_start(std::string& out) const;
+  void write_view_hand(std::string& out, Seat seat) const;
+  void write_view_middle(std::string& out) const;
+  void write_view_kitty(std::string& out, Seat seat) const;
+  void write_view_end(std::string& out) const;
+  static void write_view_you(std::string& out, bool seated, Seat seat);
 
   // Options.
   Auction auction_ = Auction::kOnceAround;

@@ -4,6 +4,7 @@
 // that apply accepts exactly the moves legal_moves lists.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -21,34 +22,42 @@ namespace {
 using testing::cards_mentioned;
 
 // The checker asks for the hidden cards of all five viewers of one state in a row, and the
-// invariants of the same state: full_state() is built once per state (keyed by its hash).
+// invariants of the same state: full_state() is built and its card places read once per state
+// (keyed by its hash).
 class StateCache {
  public:
   const Json& state(const Game& game) {
     const std::uint64_t hash = game.state_hash();
     if (!valid_ || hash != hash_) {
       state_ = game.full_state();
+      hidden_from_all_ = cards_mentioned(state_["kitty"]) | cards_mentioned(state_["discarded"]);
+      for (Seat s = 0; s < kSeats; ++s) {
+        hands_[static_cast<std::size_t>(s)] = cards_mentioned(state_["hands"][s]);
+      }
       hash_ = hash;
       valid_ = true;
     }
     return state_;
   }
 
+  // What `viewer` may not see, from full_state: other seats' hands (the taken kitty is part
+  // of the declarer's hand), the kitty until taken, and the discard (nobody sees it again).
+  CardSet hidden_cards(const Game& game, Seat viewer) {
+    state(game);
+    CardSet hidden = hidden_from_all_;
+    for (Seat s = 0; s < kSeats; ++s) {
+      if (s != viewer) hidden.add_all(hands_[static_cast<std::size_t>(s)]);
+    }
+    return hidden;
+  }
+
  private:
   bool valid_ = false;
   std::uint64_t hash_ = 0;
   Json state_;
+  CardSet hidden_from_all_;  // the kitty and the discard
+  std::array<CardSet, kSeats> hands_;
 };
-
-// What `viewer` may not see, from full_state: other seats' hands (the taken kitty is part of
-// the declarer's hand), the kitty until taken, and the discard (nobody sees it again).
-CardSet hidden_cards(const Json& state, Seat viewer) {
-  CardSet hidden = cards_mentioned(state["kitty"]) | cards_mentioned(state["discarded"]);
-  for (Seat s = 0; s < kSeats; ++s) {
-    if (s != viewer) hidden.add_all(cards_mentioned(state["hands"][s]));
-  }
-  return hidden;
-}
 
 // Every card is in exactly one place; hand sizes fit the phase; books add up.
 std::string invariants(const Json& state) {
@@ -105,7 +114,7 @@ void run(const Json& options, int games, std::uint64_t fallback_seed) {
   testing::SelfPlayHooks hooks;
   auto cache = std::make_shared<StateCache>();
   hooks.hidden_cards = [cache](const Game& game, Seat viewer) {
-    return hidden_cards(cache->state(game), viewer);
+    return cache->hidden_cards(game, viewer);
   };
   hooks.invariants = [cache](const Game& game) { return invariants(cache->state(game)); };
   testing::SelfPlayStats stats;

@@ -75,7 +75,6 @@ CardSet hidden_cards(const Game& game, Seat viewer) {
 
 std::string invariants(const Game& game) {
   const auto& big_two = dynamic_cast<const BigTwoGame&>(game);
-  const SuitOrder order = big_two.rules().suit_order;
   const Placement& where = placement(game);
   const auto& hands = where.hands;
   CardSet seen = where.undealt | where.played;
@@ -87,42 +86,6 @@ std::string invariants(const Game& game) {
   if (total != 52 || seen.size() != 52) {
     return "cards not conserved: " + std::to_string(total) + " placed, " +
            std::to_string(seen.size()) + " distinct";
-  }
-  for (Seat viewer = kSpectator; viewer < game.seat_count(); ++viewer) {
-    const Json view = game.view(viewer);
-    for (Seat s = 0; s < game.seat_count(); ++s) {
-      if (view["hand_counts"][s] != hands[s].size()) return "hand_counts wrong in a view";
-    }
-    // The counted hands: shown by the finished game exactly as they were, never while a next
-    // deal is played.
-    const Json& last_deal = view["last_deal"];
-    if (game.finished()) {
-      for (Seat s = 0; s < game.seat_count(); ++s) {
-        if (card_set(last_deal["hands"][s]) != hands[s])
-          return "the hands shown are not those left";
-      }
-    } else if (last_deal.is_object() && last_deal.contains("hands")) {
-      return "a view shows the counted hands while a deal is played";
-    }
-    if (viewer == kSpectator) {
-      if (view.contains("hand")) return "spectator view has a hand";
-      CardSet in_hands = where.undealt;
-      for (Seat s = 0; s < game.seat_count(); ++s) in_hands.add_all(hands[s]);
-      if (testing::cards_mentioned(view).intersects(in_hands - where.counted)) {
-        return "spectator view mentions a hidden card";
-      }
-      continue;
-    }
-    if (card_set(view["hand"]) != hands[viewer] ||
-        static_cast<int>(view["hand"].size()) != hands[viewer].size()) {
-      return "view of seat " + std::to_string(viewer) + " shows the wrong hand";
-    }
-    int last = -1;
-    for (const Json& card : view["hand"]) {
-      const int strength = card_strength(*parse_card(card.get<std::string>()), order);
-      if (strength <= last) return "hand not sorted low to high";
-      last = strength;
-    }
   }
   // Every typed legal play passes the typed validator (the JSON layer is checked by the
   // generic checker).
@@ -143,6 +106,49 @@ std::string invariants(const Game& game) {
   return {};
 }
 
+// What each viewer is shown, checked on the view the generic checker has just built for it
+// (after every move and once the game is over): the hand counts, the counted hands shown by
+// a finished game only, no hand in the spectator view, a seat's own hand sorted low to high.
+std::string view_invariants(const Game& game, Seat viewer, const Json& view, const Json&) {
+  const auto& big_two = dynamic_cast<const BigTwoGame&>(game);
+  const SuitOrder order = big_two.rules().suit_order;
+  const Placement& where = placement(game);
+  const auto& hands = where.hands;
+  for (Seat s = 0; s < game.seat_count(); ++s) {
+    if (view["hand_counts"][s] != hands[s].size()) return "hand_counts wrong in a view";
+  }
+  // The counted hands: shown by the finished game exactly as they were, never while a next
+  // deal is played.
+  const Json& last_deal = view["last_deal"];
+  if (game.finished()) {
+    for (Seat s = 0; s < game.seat_count(); ++s) {
+      if (card_set(last_deal["hands"][s]) != hands[s]) return "the hands shown are not those left";
+    }
+  } else if (last_deal.is_object() && last_deal.contains("hands")) {
+    return "a view shows the counted hands while a deal is played";
+  }
+  if (viewer == kSpectator) {
+    if (view.contains("hand")) return "spectator view has a hand";
+    CardSet in_hands = where.undealt;
+    for (Seat s = 0; s < game.seat_count(); ++s) in_hands.add_all(hands[s]);
+    if (testing::cards_mentioned(view).intersects(in_hands - where.counted)) {
+      return "spectator view mentions a hidden card";
+    }
+    return {};
+  }
+  if (card_set(view["hand"]) != hands[viewer] ||
+      static_cast<int>(view["hand"].size()) != hands[viewer].size()) {
+    return "view of seat " + std::to_string(viewer) + " shows the wrong hand";
+  }
+  int last = -1;
+  for (const Json& card : view["hand"]) {
+    const int strength = card_strength(*parse_card(card.get<std::string>()), order);
+    if (strength <= last) return "hand not sorted low to high";
+    last = strength;
+  }
+  return {};
+}
+
 void run(const Json& options, int seats, int fallback_games, bool check_every_legal = false) {
   const std::uint64_t seed = testing::test_seed(1);
   const int games = testing::self_play_games(fallback_games);
@@ -151,6 +157,7 @@ void run(const Json& options, int seats, int fallback_games, bool check_every_le
   testing::SelfPlayHooks hooks;
   hooks.hidden_cards = hidden_cards;
   hooks.invariants = invariants;
+  hooks.view_invariants = view_invariants;
   testing::SelfPlayStats stats;
   const auto start = std::chrono::steady_clock::now();
   const std::string failure = testing::run_self_play(bigtwo_info(), options, seats, seed, games,

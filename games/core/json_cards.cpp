@@ -11,8 +11,10 @@ Json cards_to_json(const std::vector<Card>& cards) {
 }
 
 Json cards_to_json(CardSet cards) {
-  Json out = Json::array();
-  for (Card c : cards) out.push_back(c.to_string());
+  Json out(Json::value_t::array);
+  auto& list = out.get_ref<Json::array_t&>();
+  list.reserve(static_cast<std::size_t>(cards.size()));
+  for (Card c : cards) list.emplace_back(c.to_string());
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "games/core/card.h"
+#include "games/core/card_set.h"
 
 namespace parlor::json_text {
 
@@ -65,6 +66,31 @@ inline void card(std::string& out, Card card) {
   const auto& name = detail::kCardText[static_cast<std::size_t>(card.index())];
   const char text[4] = {'"', name[0], name[1], '"'};
   out.append(text, sizeof text);
+}
+
+// Cards in index order, as cards_to_json(CardSet) makes them: ["2C","3C",...].
+inline void cards(std::string& out, CardSet set) {
+  out += '[';
+  bool first = true;
+  for (Card c : set) {
+    if (!first) out += ',';
+    first = false;
+    card(out, c);
+  }
+  out += ']';
+}
+
+// An array of integers: [1,2,3].
+template <class Range>
+inline void integers(std::string& out, const Range& values) {
+  out += '[';
+  bool first = true;
+  for (const auto value : values) {
+    if (!first) out += ',';
+    first = false;
+    integer(out, static_cast<std::int64_t>(value));
+  }
+  out += ']';
 }
 
 // A comma before every element but the first: `Separator comma; ... comma(out);`.

@@ -1,9 +1,11 @@
 #include "games/spades/spades.h"
 
 #include <string>
+#include <string_view>
 
 #include "games/core/deck.h"
 #include "games/core/json_cards.h"
+#include "games/core/json_text.h"
 #include "games/core/options.h"
 
 namespace parlor {
@@ -400,6 +402,198 @@ Json SpadesGame::view(Seat seat) const {
   v["last_hand"] = table_.hands() > 0 ? table_.detail(table_.hands() - 1) : Json(nullptr);
   if (finished()) v["winners"] = winners_;
   return v;
+}
+
+// view(seat) as wire text, keys in sorted order (as dump() writes them), without building the
+// JSON tree: the server writes every seat's view after every move. The self-play checker holds
+// the text to view(seat).dump() after every move of its seeded games.
+void SpadesGame::write_view(Seat seat, std::string& out) const {
+  const bool seated = seat >= 0 && seat < kSeats;
+  write_view_start(out);
+  if (seated) write_view_hand(out, seat);
+  write_view_middle(out);
+  write_view_you(out, seated, seat);
+}
+
+void SpadesGame::write_views(std::span<const Seat> seats,
+                             std::span<std::string* const> outs) const {
+  std::string shared;
+  write_view_start(shared);
+  const std::size_t middle = shared.size();
+  write_view_middle(shared);
+  const std::string_view text(shared);
+  for (std::size_t i = 0; i < seats.size(); ++i) {
+    std::string& out = *outs[i];
+    const Seat seat = seats[i];
+    const bool seated = seat >= 0 && seat < kSeats;
+    out += text.substr(0, middle);
+    if (seated) write_view_hand(out, seat);
+    out += text.substr(middle);
+    write_view_you(out, seated, seat);
+  }
+}
+
+namespace {
+
+// bid_to_json's value as text.
+void write_bid(std::string& out, const std::optional<Bid>& bid) {
+  if (!bid) {
+    json_text::null(out);
+    return;
+  }
+  switch (bid->kind) {
+    case Bid::Kind::kNil:
+      out += R"("nil")";
+      return;
+    case Bid::Kind::kBlindNil:
+      out += R"("blind_nil")";
+      return;
+    case Bid::Kind::kTricks:
+      break;
+  }
+  json_text::integer(out, bid->tricks);
+}
+
+}  // namespace
+
+void SpadesGame::write_view_start(std::string& out) const {
+  namespace jt = json_text;
+  out += '{';
+  jt::key(out, "bids");
+  out += '[';
+  for (std::size_t s = 0; s < kSeats; ++s) {
+    if (s > 0) out += ',';
+    write_bid(out, bids_[s]);
+  }
+  out += "],";
+  // contracts_json(): a team's summed bid once both partners have bid, else null.
+  jt::key(out, "contracts");
+  out += '[';
+  for (std::size_t team = 0; team < static_cast<std::size_t>(kTeamCount); ++team) {
+    if (team > 0) out += ',';
+    const auto& a = bids_[team];
+    const auto& b = bids_[team + 2];
+    if (!a || !b) {
+      jt::null(out);
+    } else {
+      jt::integer(out, (a->is_nil() ? 0 : a->tricks) + (b->is_nil() ? 0 : b->tricks));
+    }
+  }
+  out += "],";
+  jt::key(out, "dealer");
+  jt::integer(out, dealer_);
+}
+
+void SpadesGame::write_view_hand(std::string& out, Seat seat) const {
+  const auto s = static_cast<std::size_t>(seat);
+  out += ',';
+  json_text::key(out, "hand");
+  if (looked_[s]) {
+    json_text::cards(out, hands_[s]);
+  } else {
+    json_text::null(out);
+  }
+}
+
+void SpadesGame::write_view_middle(std::string& out) const {
+  namespace jt = json_text;
+  out += ',';
+  jt::key(out, "hand_counts");
+  out += '[';
+  for (std::size_t s = 0; s < kSeats; ++s) {
+    if (s > 0) out += ',';
+    jt::integer(out, hands_[s].size());
+  }
+  out += "],";
+  jt::key(out, "hand_number");
+  jt::integer(out, hand_number_);
+  out += ',';
+  jt::key(out, "last_hand");
+  if (table_.hands() > 0) {
+    out += table_.detail_text(table_.hands() - 1);
+  } else {
+    jt::null(out);
+  }
+  out += ',';
+  jt::key(out, "last_trick");
+  if (last_trick_) {
+    tricks::write_completed_trick(out, *last_trick_);
+  } else {
+    jt::null(out);
+  }
+  out += ',';
+  jt::key(out, "leader");
+  jt::integer(out, play_.current().leader());
+  if (blind_nil_allowed_) {
+    out += ',';
+    jt::key(out, "looked");
+    out += '[';
+    for (std::size_t s = 0; s < kSeats; ++s) {
+      if (s > 0) out += ',';
+      jt::boolean(out, looked_[s]);
+    }
+    out += ']';
+  }
+  out += ',';
+  jt::key(out, "phase");
+  jt::string(out, phase_name(phase_));
+  out += ',';
+  jt::key(out, "score_table");
+  table_.write_json(out, table_.hands(), false);
+  out += ',';
+  jt::key(out, "scores");
+  out += '[';
+  for (std::size_t t = 0; t < static_cast<std::size_t>(kTeamCount); ++t) {
+    if (t > 0) out += ',';
+    out += '{';
+    jt::key(out, "bags");
+    jt::integer(out, bags_[t]);
+    out += ',';
+    jt::key(out, "points");
+    jt::integer(out, points_[t]);
+    out += '}';
+  }
+  out += "],";
+  jt::key(out, "spades_broken");
+  jt::boolean(out, spades_broken_);
+  out += ',';
+  jt::key(out, "target");
+  jt::integer(out, target_);
+  out += ',';
+  jt::key(out, "team_tricks");
+  out += '[';
+  jt::integer(out, play_.team_tricks_won(0));
+  out += ',';
+  jt::integer(out, play_.team_tricks_won(1));
+  out += "],";
+  jt::key(out, "trick");
+  tricks::write_plays(out, play_.current());
+  out += ',';
+  jt::key(out, "tricks_won");
+  tricks::write_tricks_won(out, play_);
+  out += ',';
+  jt::key(out, "turn");
+  if (finished()) {
+    jt::null(out);
+  } else {
+    jt::integer(out, current_seat());
+  }
+  if (finished()) {
+    out += ',';
+    jt::key(out, "winners");
+    jt::integers(out, winners_);
+  }
+}
+
+void SpadesGame::write_view_you(std::string& out, bool seated, Seat seat) {
+  out += ',';
+  json_text::key(out, "you");
+  if (seated) {
+    json_text::integer(out, seat);
+  } else {
+    json_text::null(out);
+  }
+  out += '}';
 }
 
 Json SpadesGame::result() const {

@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string>
 
 #include "games/core/game_info.h"
 #include "games/spades/spades_scoring.h"
@@ -64,7 +66,11 @@ class SpadesGame final : public Game {
   Json legal_moves(Seat seat) const override;
   Json prompt(Seat seat) const override;
   MoveResult apply(Seat seat, const Json& move) override;
+  // write_view writes view()'s text without building it; write_views writes the text every
+  // seat's view shares once, and each seat's hand and `you` around it.
   Json view(Seat seat) const override;
+  void write_view(Seat seat, std::string& out) const override;
+  void write_views(std::span<const Seat> seats, std::span<std::string* const> outs) const override;
   bool finished() const override { return phase_ == Phase::kFinished; }
   Json result() const override;
   // Both read the one field list visit_state gives (games/core/state_fields.h); the hash
@@ -94,6 +100,12 @@ class SpadesGame final : public Game {
   void finish_hand(Json& events);
   bool spade_lead_forbidden(Seat seat) const;
   Json bid_json(Seat seat) const;
+  // write_view in pieces: the keys before "hand", the seat's hand, the keys between "hand" and
+  // "you", and "you" with the closing brace.
+  void write_view_start(std::string& out) const;
+  void write_view_hand(std::string& out, Seat seat) const;
+  void write_view_middle(std::string& out) const;
+  static void write_view_you(std::string& out, bool seated, Seat seat);
   Json contracts_json() const;
 
   // Options.

@@ -1,9 +1,11 @@
 #include "games/splendor/splendor.h"
 
 #include <algorithm>
+#include <array>
 #include <initializer_list>
 #include <string>
 
+#include "games/core/json_text.h"
 #include "games/core/state_fields.h"
 
 namespace parlor {
@@ -71,18 +73,34 @@ std::string describe(const Gems& gems) {
   return describe(tokens);
 }
 
-// Every token kind, zeros included: what a client draws as stacks.
-Json all_tokens_json(const Tokens& tokens) {
-  Json out = Json::object();
-  for (int t = 0; t < kTokenKinds; ++t) out[std::string(token_name(t))] = tokens[at(t)];
+// Token (or gem) indices in the order of their names: the order of an object's keys.
+const std::array<int, kTokenKinds>& token_order() {
+  static const std::array<int, kTokenKinds> order = [] {
+    std::array<int, kTokenKinds> tokens{};
+    for (int t = 0; t < kTokenKinds; ++t) tokens[at(t)] = t;
+    std::sort(tokens.begin(), tokens.end(),
+              [](int a, int b) { return token_name(a) < token_name(b); });
+    return tokens;
+  }();
+  return order;
+}
+
+// {name: count} for the first N token kinds, keys inserted in their order (views are built for
+// every seat after every move).
+template <std::size_t N>
+Json counts_json(const std::array<int, N>& counts) {
+  Json out(Json::value_t::object);
+  auto& fields = out.get_ref<Json::object_t&>();
+  for (int t : token_order()) {
+    if (t < static_cast<int>(N)) fields.emplace_hint(fields.end(), token_name(t), counts[at(t)]);
+  }
   return out;
 }
 
-Json all_gems_json(const Gems& gems) {
-  Json out = Json::object();
-  for (int c = 0; c < kColorCount; ++c) out[std::string(token_name(c))] = gems[at(c)];
-  return out;
-}
+// Every token kind, zeros included: what a client draws as stacks.
+Json all_tokens_json(const Tokens& tokens) { return counts_json(tokens); }
+
+Json all_gems_json(const Gems& gems) { return counts_json(gems); }
 
 // {"action":ACTION, FIELD:VALUE}.
 Json make_move(const char* action, const char* field, Json value) {
@@ -583,57 +601,279 @@ void SplendorGame::finish_turn(Json& events) {
 }
 
 Json SplendorGame::player_view(int seat, Seat viewer) const {
-  // Built key by key: views are made for every seat after every move, and nlohmann's
-  // initializer lists cost an extra allocation per key.
+  // Filled in place, keys in their sorted order each inserted at the end: views are made for
+  // every seat after every move, and nlohmann's initializer lists cost an extra allocation
+  // per key.
   const PlayerState& p = state_.player(seat);
-  Json reserved = Json::array();
+  Json reserved(Json::value_t::array);
+  auto& cards = reserved.get_ref<Json::array_t&>();
+  cards.reserve(p.reserved.size());
   for (const ReservedCard& r : p.reserved) {
-    Json entry = Json::object();
-    entry["level"] = card_def(r.card).level;
-    entry["blind"] = r.blind;
-    entry["card"] = !r.blind || viewer == seat ? Json(r.card) : Json(nullptr);
-    reserved.push_back(std::move(entry));
+    Json entry(Json::value_t::object);
+    auto& fields = entry.get_ref<Json::object_t&>();
+    fields.emplace_hint(fields.end(), "blind", r.blind);
+    fields.emplace_hint(fields.end(), "card",
+                        !r.blind || viewer == seat ? Json(r.card) : Json(nullptr));
+    fields.emplace_hint(fields.end(), "level", card_def(r.card).level);
+    cards.push_back(std::move(entry));
   }
-  Json out = Json::object();
-  out["seat"] = seat;
-  out["tokens"] = all_tokens_json(p.tokens);
-  out["token_count"] = p.token_count();
-  out["bonuses"] = all_gems_json(p.bonuses);
-  out["points"] = p.points;
-  out["cards_bought"] = p.bought.size();
-  out["reserved_count"] = p.reserved.size();
-  out["reserved"] = std::move(reserved);
-  out["nobles"] = p.nobles;
+  Json out(Json::value_t::object);
+  auto& fields = out.get_ref<Json::object_t&>();
+  fields.emplace_hint(fields.end(), "bonuses", all_gems_json(p.bonuses));
+  fields.emplace_hint(fields.end(), "cards_bought", p.bought.size());
+  fields.emplace_hint(fields.end(), "nobles", p.nobles);
+  fields.emplace_hint(fields.end(), "points", p.points);
+  fields.emplace_hint(fields.end(), "reserved", std::move(reserved));
+  fields.emplace_hint(fields.end(), "reserved_count", p.reserved.size());
+  fields.emplace_hint(fields.end(), "seat", seat);
+  fields.emplace_hint(fields.end(), "token_count", p.token_count());
+  fields.emplace_hint(fields.end(), "tokens", all_tokens_json(p.tokens));
   return out;
 }
 
 Json SplendorGame::view(Seat seat) const {
   const bool seated = seat >= 0 && seat < state_.seats;
-  Json rows = Json::array();
+  Json rows(Json::value_t::array);
   for (const auto& row : state_.rows) {
-    Json cards = Json::array();
+    Json cards(Json::value_t::array);
     for (int card : row) cards.push_back(card != 0 ? Json(card) : Json(nullptr));
     rows.push_back(std::move(cards));
   }
-  Json decks = Json::array();
+  Json decks(Json::value_t::array);
   for (const auto& deck : state_.decks) decks.push_back(deck.size());
-  Json players = Json::array();
+  Json players(Json::value_t::array);
   for (int s = 0; s < state_.seats; ++s) players.push_back(player_view(s, seated ? seat : -1));
-  Json out = Json::object();
-  out["you"] = seated ? Json(seat) : Json(nullptr);
-  out["phase"] = phase_name(state_.phase);
-  out["turn"] = finished() ? Json(nullptr) : Json(state_.current);
-  out["round"] = state_.turns / state_.seats + 1;
-  out["final_round"] = state_.final_round;
-  out["bank"] = all_tokens_json(state_.bank);
-  out["rows"] = std::move(rows);
-  out["decks"] = std::move(decks);
-  out["nobles"] = state_.nobles;
-  out["players"] = std::move(players);
-  if (state_.phase == Phase::kReturn) out["return_count"] = excess_tokens();
-  if (state_.phase == Phase::kNoble) out["noble_choices"] = qualifying_nobles();
-  if (finished()) out["result"] = result();
+  // Keys in their sorted order, each inserted at the end.
+  Json out(Json::value_t::object);
+  auto& fields = out.get_ref<Json::object_t&>();
+  fields.emplace_hint(fields.end(), "bank", all_tokens_json(state_.bank));
+  fields.emplace_hint(fields.end(), "decks", std::move(decks));
+  fields.emplace_hint(fields.end(), "final_round", state_.final_round);
+  if (state_.phase == Phase::kNoble) {
+    fields.emplace_hint(fields.end(), "noble_choices", qualifying_nobles());
+  }
+  fields.emplace_hint(fields.end(), "nobles", state_.nobles);
+  fields.emplace_hint(fields.end(), "phase", phase_name(state_.phase));
+  fields.emplace_hint(fields.end(), "players", std::move(players));
+  if (finished()) fields.emplace_hint(fields.end(), "result", result());
+  if (state_.phase == Phase::kReturn) {
+    fields.emplace_hint(fields.end(), "return_count", excess_tokens());
+  }
+  fields.emplace_hint(fields.end(), "round", state_.turns / state_.seats + 1);
+  fields.emplace_hint(fields.end(), "rows", std::move(rows));
+  fields.emplace_hint(fields.end(), "turn", finished() ? Json(nullptr) : Json(state_.current));
+  fields.emplace_hint(fields.end(), "you", seated ? Json(seat) : Json(nullptr));
   return out;
+}
+
+// view(seat) as wire text, keys in sorted order (as dump() writes them), without building the
+// JSON tree: the server writes every seat's view after every move. The self-play checker holds
+// the text to view(seat).dump() after every move of its seeded games.
+void SplendorGame::write_view(Seat seat, std::string& out) const {
+  const bool seated = seat >= 0 && seat < state_.seats;
+  write_view_start(out);
+  write_view_players(out, seated ? seat : -1);
+  write_view_end(out);
+  write_view_you(out, seated, seat);
+}
+
+void SplendorGame::write_views(std::span<const Seat> seats,
+                               std::span<std::string* const> outs) const {
+  std::string start;
+  write_view_start(start);
+  // The players as a spectator sees them; a seat sees the same unless it holds a blind reserve.
+  std::string players;
+  write_view_players(players, -1);
+  std::string end;
+  write_view_end(end);
+  for (std::size_t i = 0; i < seats.size(); ++i) {
+    std::string& out = *outs[i];
+    const Seat seat = seats[i];
+    const bool seated = seat >= 0 && seat < state_.seats;
+    out += start;
+    if (seated &&
+        std::any_of(state_.player(seat).reserved.begin(), state_.player(seat).reserved.end(),
+                    [](const ReservedCard& r) { return r.blind; })) {
+      write_view_players(out, seat);
+    } else {
+      out += players;
+    }
+    out += end;
+    write_view_you(out, seated, seat);
+  }
+}
+
+namespace {
+
+// The token keys' text ("black":) in the order of token_order().
+const std::array<std::string, kTokenKinds>& token_keys() {
+  static const std::array<std::string, kTokenKinds> keys = [] {
+    std::array<std::string, kTokenKinds> text;
+    for (int i = 0; i < kTokenKinds; ++i) {
+      json_text::string(text[at(i)], token_name(token_order()[at(i)]));
+      text[at(i)] += ':';
+    }
+    return text;
+  }();
+  return keys;
+}
+
+// all_tokens_json (every token kind) or all_gems_json (the colours only) as text.
+template <std::size_t N>
+void write_counts(std::string& out, const std::array<int, N>& counts) {
+  out += '{';
+  json_text::Separator comma;
+  for (int i = 0; i < kTokenKinds; ++i) {
+    const int token = token_order()[at(i)];
+    if (token >= static_cast<int>(N)) continue;
+    comma(out);
+    out += token_keys()[at(i)];
+    json_text::integer(out, counts[at(token)]);
+  }
+  out += '}';
+}
+
+}  // namespace
+
+void SplendorGame::write_view_start(std::string& out) const {
+  namespace jt = json_text;
+  out += '{';
+  jt::key(out, "bank");
+  write_counts(out, state_.bank);
+  out += ',';
+  jt::key(out, "decks");
+  out += '[';
+  jt::Separator comma;
+  for (const auto& deck : state_.decks) {
+    comma(out);
+    jt::integer(out, static_cast<std::int64_t>(deck.size()));
+  }
+  out += "],";
+  jt::key(out, "final_round");
+  jt::boolean(out, state_.final_round);
+  if (state_.phase == Phase::kNoble) {
+    out += ',';
+    jt::key(out, "noble_choices");
+    jt::integers(out, qualifying_nobles());
+  }
+  out += ',';
+  jt::key(out, "nobles");
+  jt::integers(out, state_.nobles);
+  out += ',';
+  jt::key(out, "phase");
+  jt::string(out, phase_name(state_.phase));
+}
+
+// player_view(seat, viewer) of every seat, as text.
+void SplendorGame::write_view_players(std::string& out, Seat viewer) const {
+  namespace jt = json_text;
+  out += ',';
+  jt::key(out, "players");
+  out += '[';
+  for (int seat = 0; seat < state_.seats; ++seat) {
+    const PlayerState& p = state_.player(seat);
+    if (seat > 0) out += ',';
+    out += '{';
+    jt::key(out, "bonuses");
+    write_counts(out, p.bonuses);
+    out += ',';
+    jt::key(out, "cards_bought");
+    jt::integer(out, static_cast<std::int64_t>(p.bought.size()));
+    out += ',';
+    jt::key(out, "nobles");
+    jt::integers(out, p.nobles);
+    out += ',';
+    jt::key(out, "points");
+    jt::integer(out, p.points);
+    out += ',';
+    jt::key(out, "reserved");
+    out += '[';
+    jt::Separator comma;
+    for (const ReservedCard& r : p.reserved) {
+      comma(out);
+      out += '{';
+      jt::key(out, "blind");
+      jt::boolean(out, r.blind);
+      out += ',';
+      jt::key(out, "card");
+      if (!r.blind || viewer == seat) {
+        jt::integer(out, r.card);
+      } else {
+        jt::null(out);
+      }
+      out += ',';
+      jt::key(out, "level");
+      jt::integer(out, card_def(r.card).level);
+      out += '}';
+    }
+    out += "],";
+    jt::key(out, "reserved_count");
+    jt::integer(out, static_cast<std::int64_t>(p.reserved.size()));
+    out += ',';
+    jt::key(out, "seat");
+    jt::integer(out, seat);
+    out += ',';
+    jt::key(out, "token_count");
+    jt::integer(out, p.token_count());
+    out += ',';
+    jt::key(out, "tokens");
+    write_counts(out, p.tokens);
+    out += '}';
+  }
+  out += ']';
+}
+
+void SplendorGame::write_view_end(std::string& out) const {
+  namespace jt = json_text;
+  if (finished()) {
+    out += ',';
+    jt::key(out, "result");
+    out += result().dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+  if (state_.phase == Phase::kReturn) {
+    out += ',';
+    jt::key(out, "return_count");
+    jt::integer(out, excess_tokens());
+  }
+  out += ',';
+  jt::key(out, "round");
+  jt::integer(out, state_.turns / state_.seats + 1);
+  out += ',';
+  jt::key(out, "rows");
+  out += '[';
+  jt::Separator rows;
+  for (const auto& row : state_.rows) {
+    rows(out);
+    out += '[';
+    jt::Separator cards;
+    for (int card : row) {
+      cards(out);
+      if (card != 0) {
+        jt::integer(out, card);
+      } else {
+        jt::null(out);
+      }
+    }
+    out += ']';
+  }
+  out += "],";
+  jt::key(out, "turn");
+  if (finished()) {
+    jt::null(out);
+  } else {
+    jt::integer(out, state_.current);
+  }
+}
+
+void SplendorGame::write_view_you(std::string& out, bool seated, Seat seat) {
+  out += ',';
+  json_text::key(out, "you");
+  if (seated) {
+    json_text::integer(out, seat);
+  } else {
+    json_text::null(out);
+  }
+  out += '}';
 }
 
 Json SplendorGame::result() const {

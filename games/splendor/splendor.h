@@ -13,6 +13,8 @@
 #pragma once
 
 #include <memory>
+#include <span>
+#include <string>
 
 #include "games/core/game.h"
 #include "games/core/game_info.h"
@@ -38,6 +40,10 @@ class SplendorGame final : public Game {
   Json prompt(Seat seat) const override;
   MoveResult apply(Seat seat, const Json& move) override;
   Json view(Seat seat) const override;
+  // write_view writes view()'s text without building it; write_views writes the text every
+  // seat's view shares once, and each seat's players (its own blind reserves) and `you`.
+  void write_view(Seat seat, std::string& out) const override;
+  void write_views(std::span<const Seat> seats, std::span<std::string* const> outs) const override;
   bool finished() const override { return state_.phase == Phase::kFinished; }
   Json result() const override;
   // Both read the one field list visit_state gives (games/core/state_fields.h); the hash
@@ -79,6 +85,12 @@ class SplendorGame final : public Game {
   void finish_turn(Json& events);
 
   Json player_view(int seat, Seat viewer) const;
+  // write_view in pieces: the keys before "players", the players as `viewer` sees them, the
+  // keys between "players" and "you", and "you" with the closing brace.
+  void write_view_start(std::string& out) const;
+  void write_view_players(std::string& out, Seat viewer) const;
+  void write_view_end(std::string& out) const;
+  static void write_view_you(std::string& out, bool seated, Seat seat);
 
   State state_;
 };

@@ -2,9 +2,10 @@
 //
 //  - SplendorSelfPlay: the generic checker (legal moves accepted exactly, mutations rejected
 //    without a change, out-of-turn refusals, replay determinism) with Splendor's invariants
-//    and leak checks as its hook. It builds every seat's view and prompt after every move,
-//    which costs 5-18 ms of CPU a game (Release), so it runs 2,000 / 1,000 / 600 games for
-//    2 / 3 / 4 seats by default rather than 10,000 (about 10 s each).
+//    and leak checks (every viewer, every step, on the views the checker builds) as its
+//    hooks. It builds every seat's view and prompt after every move, which costs 5-18 ms of
+//    CPU a game (Release), so it runs 2,000 / 1,000 / 600 games for 2 / 3 / 4 seats by
+//    default rather than 10,000 (about 10 s each).
 //  - SplendorManyGames: a lean loop with the same Splendor checks, 10,000 games per seat count.
 //  - SplendorSelfPlayEvents: every legal move on a copy and every viewer at every step, plus
 //    event leaks and view-for-view replay, on fewer games.
@@ -15,7 +16,6 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
-#include <memory>
 
 #include "games/core/rng.h"
 #include "games/splendor/splendor_test_util.h"
@@ -31,18 +31,15 @@ using testing::leaks;
 parlor::testing::SelfPlayHooks hooks() {
   parlor::testing::SelfPlayHooks h;
   // Splendor has no playing cards: the CardSet-based check has nothing to find, so the
-  // development-card leaks (deck order, blind reserves) are checked in `invariants` instead.
+  // development-card leaks (deck order, blind reserves) are checked in `view_invariants`.
   h.hidden_cards = [](const Game&, Seat) { return CardSet(); };
-  // Views are the expensive part of a step and the checker already builds every seat's
-  // view each step, so the leak check looks through one viewer per step, in rotation
-  // (spectator, seat 0, seat 1, ...): every viewer is checked dozens of times a game.
-  // SplendorSelfPlayEvents below checks every viewer at every step.
-  auto calls = std::make_shared<std::uint64_t>(0);
-  h.invariants = [calls](const Game& game) {
-    const auto& splendor = dynamic_cast<const SplendorGame&>(game);
-    if (auto broken = invariants(splendor); !broken.empty()) return broken;
-    const auto viewers = static_cast<std::uint64_t>(game.seat_count()) + 1;
-    return leaks(splendor, static_cast<Seat>((*calls)++ % viewers) - 1);
+  h.invariants = [](const Game& game) {
+    return invariants(dynamic_cast<const SplendorGame&>(game));
+  };
+  // The leak check reads the view and prompt the checker has just built for each viewer
+  // (spectator and every seat, after every move), so it costs no view of its own.
+  h.view_invariants = [](const Game& game, Seat viewer, const Json& view, const Json& prompt) {
+    return leaks(dynamic_cast<const SplendorGame&>(game), viewer, view, prompt);
   };
   return h;
 }

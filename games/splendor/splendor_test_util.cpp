@@ -183,6 +183,10 @@ std::string invariants(const SplendorGame& game) {
 }
 
 std::string leaks(const SplendorGame& game, Seat viewer) {
+  return leaks(game, viewer, game.view(viewer), game.prompt(viewer));
+}
+
+std::string leaks(const SplendorGame& game, Seat viewer, const Json& view, const Json& prompt) {
   const State& s = game.state();
   CardMask visible{};
   for (const auto& row : s.rows) {
@@ -193,8 +197,8 @@ std::string leaks(const SplendorGame& game, Seat viewer) {
       if (!r.blind || seat == viewer) visible[at(r.card)] = true;
     }
   }
-  for (const Json& shown : {game.view(viewer), game.prompt(viewer)}) {
-    const CardMask ids = card_ids(shown);
+  for (const Json* shown : {&view, &prompt}) {
+    const CardMask ids = card_ids(*shown);
     for (int card = 0; card <= kCardCount; ++card) {
       if (ids[at(card)] && !visible[at(card)]) {
         return "seat " + std::to_string(viewer) + " is shown hidden card " + std::to_string(card);

@@ -47,6 +47,9 @@ std::string invariants(const SplendorGame& game);
 // Deck cards and other seats' blind-reserved cards in no view or prompt of `viewer`
 // (kSpectator included); "" when none. The one-argument form checks every viewer.
 std::string leaks(const SplendorGame& game, Seat viewer);
+// The same check on `view` and `prompt`, which must be game.view(viewer) and
+// game.prompt(viewer) (already built by the caller).
+std::string leaks(const SplendorGame& game, Seat viewer, const Json& view, const Json& prompt);
 std::string leaks(const SplendorGame& game);
 // Card identities an event list may not carry given the state after the move.
 std::string event_leaks(const SplendorGame& game, const Json& events);

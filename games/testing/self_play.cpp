@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "games/core/replay.h"
 #include "games/core/rng.h"
@@ -69,16 +70,22 @@ Json mutate(const Json& move, Rng& rng) {
   return out;
 }
 
-// The text the server sends (write_view / write_prompt) must be exactly the checked JSON.
-std::string check_written(const Json& value, const std::string& written, const char* what,
+// The text the server sends (write_view / write_prompt) must be exactly the checked JSON's
+// dump, `expected`.
+std::string check_written(const std::string& expected, std::string_view written, const char* what,
                           Seat viewer) {
-  const std::string expected = value.dump(-1, ' ', false, Json::error_handler_t::replace);
   if (written == expected) return {};
   return std::string(what) + " text of seat " + std::to_string(viewer) + " differs from the " +
-         what + ": wrote " + written + " but the JSON is " + expected;
+         what + ": wrote " + std::string(written) + " but the JSON is " + expected;
 }
 
-std::string check_views(const Game& game, const SelfPlayHooks& hooks) {
+std::string dumped(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// Checks every viewer's view and prompt (kSpectator first, then each seat) and leaves the
+// prompts in `prompts` (index viewer + 1) for the caller, which checks them further.
+std::string check_views(const Game& game, const SelfPlayHooks& hooks, std::vector<Json>& prompts) {
   // Every view written at once, as the server writes them after a move, each behind text
   // already in its string; below, each must be the view's JSON and what write_view writes.
   std::vector<Seat> viewers;
@@ -88,6 +95,8 @@ std::string check_views(const Game& game, const SelfPlayHooks& hooks) {
   outs.reserve(together.size());
   for (std::string& text : together) outs.push_back(&text);
   game.write_views(viewers, outs);
+  prompts.assign(viewers.size(), Json());
+  std::string written;
   for (std::size_t i = 0; i < viewers.size(); ++i) {
     const Seat viewer = viewers[i];
     const CardSet hidden = hooks.hidden_cards(game, viewer);
@@ -97,24 +106,34 @@ std::string check_views(const Game& game, const SelfPlayHooks& hooks) {
       return "view of seat " + std::to_string(viewer) + " shows hidden card(s) " +
              leaked.lowest().to_string();
     }
-    const Json prompt = game.prompt(viewer);
+    const Json& prompt = prompts[i] = game.prompt(viewer);
     const CardSet prompt_leak = cards_mentioned(prompt) & hidden;
     if (!prompt_leak.empty()) {
       return "prompt of seat " + std::to_string(viewer) + " shows hidden card " +
              prompt_leak.lowest().to_string();
     }
-    std::string written = "head";
+    // write_view's text must be write_views' and the view's dump.
+    written = "head";
     game.write_view(viewer, written);
     if (written != together[i]) {
       return "write_views for seat " + std::to_string(viewer) + " wrote " + together[i] +
              " but write_view wrote " + written;
     }
-    if (auto error = check_written(view, written.substr(4), "view", viewer); !error.empty()) {
+    if (auto error =
+            check_written(dumped(view), std::string_view(written).substr(4), "view", viewer);
+        !error.empty()) {
       return error;
     }
     written.clear();
     game.write_prompt(viewer, written);
-    if (auto error = check_written(prompt, written, "prompt", viewer); !error.empty()) return error;
+    if (auto error = check_written(dumped(prompt), written, "prompt", viewer); !error.empty()) {
+      return error;
+    }
+    if (hooks.view_invariants) {
+      if (auto broken = hooks.view_invariants(game, viewer, view, prompt); !broken.empty()) {
+        return broken;
+      }
+    }
   }
   return {};
 }
@@ -188,6 +207,7 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
     auto game = info.create(*normalized_options, seats, seed);
     Rng rng(seed ^ 0x5eedULL);
     std::vector<ReplayMove> log;
+    std::vector<Json> prompts;
     std::int64_t step = 0;
     constexpr std::int64_t kMaxSteps = 100000;
 
@@ -196,13 +216,14 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
       if (auto broken = hooks.invariants ? hooks.invariants(*game) : ""; !broken.empty()) {
         return describe(info, seed, step, broken);
       }
-      if (auto leak = check_views(*game, hooks); !leak.empty()) {
+      if (auto leak = check_views(*game, hooks, prompts); !leak.empty()) {
         return describe(info, seed, step, leak);
       }
       const auto to_act = game->to_act();
       if (to_act.empty()) return describe(info, seed, step, "no seat to act before the end");
       const Seat seat = to_act[rng.uniform(to_act.size())];
-      const Json prompt = game->prompt(seat);
+      // The prompts check_views built and checked for this same state (index seat + 1).
+      const Json& prompt = prompts[static_cast<std::size_t>(seat) + 1];
       if (!prompt.is_object()) return describe(info, seed, step, "seat to act has no prompt");
       const Json legal = game->legal_moves(seat);
       if (prompt.contains("legal") && prompt["legal"] != legal) {
@@ -216,7 +237,7 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
         if (!game->legal_moves(other).empty()) {
           return describe(info, seed, step, "seat not to act has legal moves");
         }
-        if (!game->prompt(other).is_null()) {
+        if (!prompts[static_cast<std::size_t>(other) + 1].is_null()) {
           return describe(info, seed, step, "seat not to act has a prompt");
         }
         if (!legal.empty()) {
@@ -321,7 +342,7 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
     if (!result.is_object() || !result.contains("scores") || !result.contains("winners")) {
       return describe(info, seed, step, "result lacks scores/winners");
     }
-    if (auto leak = check_views(*game, hooks); !leak.empty()) {
+    if (auto leak = check_views(*game, hooks, prompts); !leak.empty()) {
       return describe(info, seed, step, leak);
     }
 

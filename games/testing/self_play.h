@@ -32,6 +32,12 @@ struct SelfPlayHooks {
   std::function<CardSet(const Game& game, Seat viewer)> hidden_cards;
   // Game-specific invariants; return an empty string when they hold, else what broke.
   std::function<std::string(const Game& game)> invariants;
+  // Optional: game-specific checks of what a viewer is shown, given the view and prompt the
+  // checker has just built and checked for that viewer (every viewer incl. kSpectator, after
+  // every move and once the game is over), so a hook need not build them again. Returns ""
+  // when they hold.
+  std::function<std::string(const Game& game, Seat viewer, const Json& view, const Json& prompt)>
+      view_invariants;
 };
 
 struct SelfPlayStats {

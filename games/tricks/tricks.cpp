@@ -1,6 +1,7 @@
 #include "games/tricks/tricks.h"
 
 #include "games/core/json_cards.h"
+#include "games/core/json_text.h"
 
 namespace parlor::tricks {
 
@@ -17,24 +18,10 @@ void StateWriter::add(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     word |= std::uint64_t{static_cast<unsigned char>(text[i])} << (8 * (i % 8));
     if (i % 8 == 7 || i + 1 == text.size()) {
-      words_.push_back(word);
+      add_word(word);
       word = 0;
     }
   }
-}
-
-std::uint64_t StateWriter::hash() const {
-  // FNV-1a over words, with a final avalanche so that nearby states spread.
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (std::uint64_t w : words_) {
-    hash ^= w;
-    hash *= 0x100000001b3ULL;
-    hash ^= hash >> 29;
-  }
-  hash ^= hash >> 33;
-  hash *= 0xff51afd7ed558ccdULL;
-  hash ^= hash >> 33;
-  return hash;
 }
 
 std::optional<Suit> StandardTrickRules::effective_suit(Card card) const {
@@ -152,8 +139,16 @@ std::optional<Card> check_play(const Json& move, CardSet hand, const Trick& tric
 }
 
 Json play_moves(CardSet cards) {
-  Json out = Json::array();
-  for (Card c : cards) out.push_back({{"action", "play"}, {"card", c.to_string()}});
+  Json out(Json::value_t::array);
+  auto& moves = out.get_ref<Json::array_t&>();
+  moves.reserve(static_cast<std::size_t>(cards.size()));
+  for (Card c : cards) {
+    Json move(Json::value_t::object);
+    auto& fields = move.get_ref<Json::object_t&>();
+    fields.emplace_hint(fields.end(), "action", "play");
+    fields.emplace_hint(fields.end(), "card", c.to_string());
+    moves.push_back(std::move(move));
+  }
   return out;
 }
 
@@ -205,21 +200,76 @@ Json state_json(const TrickPlayFields& fields) {
           {"leader", play.current().leader()}};
 }
 
+// Arrays and objects are filled in place (keys in their sorted order, each inserted at the
+// end): views and full_state() carry a trick or two, and brace-initialized JSON copies every
+// element once more.
 Json plays_to_json(const Trick& trick) {
-  Json out = Json::array();
-  for (const Play& p : trick.plays())
-    out.push_back({{"seat", p.seat}, {"card", p.card.to_string()}});
+  Json out(Json::value_t::array);
+  auto& plays = out.get_ref<Json::array_t&>();
+  plays.reserve(static_cast<std::size_t>(trick.size()));
+  for (const Play& p : trick.plays()) {
+    Json play(Json::value_t::object);
+    auto& fields = play.get_ref<Json::object_t&>();
+    fields.emplace_hint(fields.end(), "card", p.card.to_string());
+    fields.emplace_hint(fields.end(), "seat", p.seat);
+    plays.push_back(std::move(play));
+  }
   return out;
 }
 
 Json completed_trick_to_json(const CompletedTrick& t) {
-  return {{"leader", t.trick.leader()}, {"plays", plays_to_json(t.trick)}, {"winner", t.winner}};
+  Json out(Json::value_t::object);
+  auto& fields = out.get_ref<Json::object_t&>();
+  fields.emplace_hint(fields.end(), "leader", t.trick.leader());
+  fields.emplace_hint(fields.end(), "plays", plays_to_json(t.trick));
+  fields.emplace_hint(fields.end(), "winner", t.winner);
+  return out;
 }
 
 Json tricks_won_to_json(const TrickPlay& play) {
   Json out = Json::array();
   for (Seat s = 0; s < play.seats(); ++s) out.push_back(play.tricks_won(s));
   return out;
+}
+
+void write_plays(std::string& out, const Trick& trick) {
+  namespace jt = json_text;
+  out += '[';
+  jt::Separator comma;
+  for (const Play& p : trick.plays()) {
+    comma(out);
+    out += '{';
+    jt::key(out, "card");
+    jt::card(out, p.card);
+    out += ',';
+    jt::key(out, "seat");
+    jt::integer(out, p.seat);
+    out += '}';
+  }
+  out += ']';
+}
+
+void write_completed_trick(std::string& out, const CompletedTrick& t) {
+  namespace jt = json_text;
+  out += '{';
+  jt::key(out, "leader");
+  jt::integer(out, t.trick.leader());
+  out += ',';
+  jt::key(out, "plays");
+  write_plays(out, t.trick);
+  out += ',';
+  jt::key(out, "winner");
+  jt::integer(out, t.winner);
+  out += '}';
+}
+
+void write_tricks_won(std::string& out, const TrickPlay& play) {
+  out += '[';
+  for (Seat s = 0; s < play.seats(); ++s) {
+    if (s > 0) out += ',';
+    json_text::integer(out, play.tricks_won(s));
+  }
+  out += ']';
 }
 
 void ScoreTable::add_hand(const std::vector<int>& points, Json detail) {
@@ -246,6 +296,37 @@ Json ScoreTable::to_json(int max_rows, bool with_detail) const {
   out["totals"] = totals_;
   out["hands"] = std::move(rows);
   return out;
+}
+
+void ScoreTable::write_json(std::string& out, int max_rows, bool with_detail) const {
+  namespace jt = json_text;
+  out += '{';
+  jt::key(out, "hands");
+  out += '[';
+  const int first = hands() > max_rows ? hands() - max_rows : 0;
+  for (int i = first; i < hands(); ++i) {
+    const Row& row = rows_[static_cast<std::size_t>(i)];
+    if (i > first) out += ',';
+    out += '{';
+    if (with_detail && !row.detail.is_null()) {
+      jt::key(out, "detail");
+      out += row.detail_text;
+      out += ',';
+    }
+    jt::key(out, "hand");
+    jt::integer(out, i + 1);
+    out += ',';
+    jt::key(out, "points");
+    jt::integers(out, row.points);
+    out += ',';
+    jt::key(out, "totals");
+    jt::integers(out, row.totals);
+    out += '}';
+  }
+  out += "],";
+  jt::key(out, "totals");
+  jt::integers(out, totals_);
+  out += '}';
 }
 
 void ScoreTable::write(StateWriter& out) const {

@@ -41,17 +41,29 @@ namespace parlor::tricks {
 // The canonical content of a game state as 64-bit words, for overriding Game::state_hash()
 // without building full_state() JSON (the self-play checker and the server hash after every
 // move). Words are hashed by value, so the hash is the same on every machine.
+// The words are folded into the hash as they come (FNV-1a over words), so a writer holds no
+// buffer; hash() adds a final avalanche so that nearby states spread.
 class StateWriter {
  public:
-  StateWriter() { words_.reserve(256); }
-
-  void add(std::int64_t value) { words_.push_back(static_cast<std::uint64_t>(value)); }
-  void add(CardSet cards) { words_.push_back(cards.bits()); }
+  void add(std::int64_t value) { add_word(static_cast<std::uint64_t>(value)); }
+  void add(CardSet cards) { add_word(cards.bits()); }
   void add(std::string_view text);
-  std::uint64_t hash() const;
+  std::uint64_t hash() const {
+    std::uint64_t hash = hash_;
+    hash ^= hash >> 33;
+    hash *= 0xff51afd7ed558ccdULL;
+    hash ^= hash >> 33;
+    return hash;
+  }
 
  private:
-  std::vector<std::uint64_t> words_;
+  void add_word(std::uint64_t word) {
+    hash_ ^= word;
+    hash_ *= 0x100000001b3ULL;
+    hash_ ^= hash_ >> 29;
+  }
+
+  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -221,6 +233,11 @@ class TrickPlay {
 Json plays_to_json(const Trick& trick);                 // [{"seat":0,"card":"AS"},...]
 Json completed_trick_to_json(const CompletedTrick& t);  // {"leader":0,"plays":[...],"winner":2}
 Json tricks_won_to_json(const TrickPlay& play);         // [per seat]
+// The same values as wire text appended to `out`: what dump() writes for them
+// (games/core/json_text.h), for engines that write their views as text.
+void write_plays(std::string& out, const Trick& trick);
+void write_completed_trick(std::string& out, const CompletedTrick& t);
+void write_tricks_won(std::string& out, const TrickPlay& play);
 
 // ---------------------------------------------------------------------------------------------
 // Scores across hands
@@ -238,6 +255,10 @@ class ScoreTable {
   const std::vector<int>& totals() const { return totals_; }
   // The detail given with hand `index` (0-based).
   const Json& detail(int index) const { return rows_[static_cast<std::size_t>(index)].detail; }
+  // detail(index) as dump() writes it.
+  const std::string& detail_text(int index) const {
+    return rows_[static_cast<std::size_t>(index)].detail_text;
+  }
 
   // Adds a hand: `points` has one entry per side. `detail` is copied into the row as is.
   void add_hand(const std::vector<int>& points, Json detail = nullptr);
@@ -247,6 +268,8 @@ class ScoreTable {
   // The last `max_rows` hands only, for views that must stay compact; without each row's
   // "detail" when `with_detail` is false.
   Json to_json(int max_rows, bool with_detail = true) const;
+  // to_json(max_rows, with_detail) as wire text appended to `out`.
+  void write_json(std::string& out, int max_rows, bool with_detail = true) const;
 
   void write(StateWriter& out) const;
 
