@@ -192,7 +192,7 @@ void AgramGame::write_view(Seat seat, std::string& out) const {
   write_view_start(out);
   if (seated) write_view_hand(out, seat);
   write_view_middle(out);
-  write_view_you(out, seated, seat);
+  json_text::view_you_and_close(out, seated, seat);
 }
 
 void AgramGame::write_views(std::span<const Seat> seats, std::span<std::string* const> outs) const {
@@ -208,7 +208,7 @@ void AgramGame::write_views(std::span<const Seat> seats, std::span<std::string* 
     out += text.substr(0, middle);
     if (seated) write_view_hand(out, seat);
     out += text.substr(middle);
-    write_view_you(out, seated, seat);
+    json_text::view_you_and_close(out, seated, seat);
   }
 }
 
@@ -285,17 +285,6 @@ void AgramGame::write_view_middle(std::string& out) const {
     jt::key(out, "winners");
     jt::integers(out, winners_);
   }
-}
-
-void AgramGame::write_view_you(std::string& out, bool seated, Seat seat) {
-  out += ',';
-  json_text::key(out, "you");
-  if (seated) {
-    json_text::integer(out, seat);
-  } else {
-    json_text::null(out);
-  }
-  out += '}';
 }
 
 Json AgramGame::result() const {

@@ -70,12 +70,11 @@ class AgramGame final : public Game {
   Seat dealer() const { return dealer_; }
 
  private:
-  // write_view in pieces: the keys before "hand", the seat's hand, the keys between "hand" and
-  // "you", and "you" with the closing brace.
+  // write_view in pieces: the keys before "hand", the seat's hand, the keys between "hand"
+  // and "you" (json_text::view_you_and_close ends it).
   void write_view_start(std::string& out) const;
   void write_view_hand(std::string& out, Seat seat) const;
   void write_view_middle(std::string& out) const;
-  static void write_view_you(std::string& out, bool seated, Seat seat);
   template <class Fields>
   void visit_state(Fields& fields) const;
   void deal(std::vector<CardSet> hands);

@@ -549,7 +549,7 @@ void BidWhistGame::write_view(Seat seat, std::string& out) const {
   write_view_middle(out);
   if (seated) write_view_kitty(out, seat);
   write_view_end(out);
-  write_view_you(out, seated, seat);
+  json_text::view_you_and_close(out, seated, seat);
 }
 
 void BidWhistGame::write_views(std::span<const Seat> seats,
@@ -570,7 +570,7 @@ void BidWhistGame::write_views(std::span<const Seat> seats,
     out += text.substr(middle, end - middle);
     if (seated) write_view_kitty(out, seat);
     out += text.substr(end);
-    write_view_you(out, seated, seat);
+    json_text::view_you_and_close(out, seated, seat);
   }
 }
 
@@ -766,17 +766,6 @@ void BidWhistGame::write_view_end(std::string& out) const {
   } else {
     jt::integer(out, turn());
   }
-}
-
-void BidWhistGame::write_view_you(std::string& out, bool seated, Seat seat) {
-  out += ',';
-  json_text::key(out, "you");
-  if (seated) {
-    json_text::integer(out, seat);
-  } else {
-    json_text::null(out);
-  }
-  out += '}';
 }
 
 Json BidWhistGame::hand_score_json(const HandScore& score) const {

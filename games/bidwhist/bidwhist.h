@@ -117,13 +117,12 @@ class BidWhistGame final : public Game {
   Json bids_json() const;
   // write_view in pieces: the keys before "hand", the seat's hand, the keys from "hand_counts"
   // to "high_bid", the declarer's kitty while discarding, the keys from "kitty_count" to
-  // "turn", and "you" with the closing brace.
+  // "turn" (json_text::view_you_and_close ends it).
   void write_view_start(std::string& out) const;
   void write_view_hand(std::string& out, Seat seat) const;
   void write_view_middle(std::string& out) const;
   void write_view_kitty(std::string& out, Seat seat) const;
   void write_view_end(std::string& out) const;
-  static void write_view_you(std::string& out, bool seated, Seat seat);
 
   // Options.
   Auction auction_ = Auction::kOnceAround;

@@ -472,7 +472,7 @@ void BigTwoGame::write_view(Seat seat, std::string& out) const {
   write_view_middle(out);
   if (seated) write_view_must_include(out, seat);
   write_view_end(out);
-  write_view_you(out, seated, seat);
+  json_text::view_you_and_close(out, seated, seat);
 }
 
 void BigTwoGame::write_views(std::span<const Seat> seats,
@@ -493,7 +493,7 @@ void BigTwoGame::write_views(std::span<const Seat> seats,
     out += text.substr(middle, end - middle);
     if (seated) write_view_must_include(out, seat);
     out += text.substr(end);
-    write_view_you(out, seated, seat);
+    json_text::view_you_and_close(out, seated, seat);
   }
 }
 
@@ -552,7 +552,7 @@ void BigTwoGame::write_view_middle(std::string& out) const {
   }
   out += ',';
   jt::key(out, "leader");
-  write_seat_or_null(out, !finished_, leader_);
+  json_text::integer_or_null(out, !finished_, leader_);
 }
 
 // Everyone knows the first play must hold the lowest card dealt; only its holder is told
@@ -608,22 +608,7 @@ void BigTwoGame::write_view_end(std::string& out) const {
   }
   out += ',';
   jt::key(out, "turn");
-  write_seat_or_null(out, !finished_, turn_);
-}
-
-void BigTwoGame::write_view_you(std::string& out, bool seated, Seat seat) {
-  out += ',';
-  json_text::key(out, "you");
-  write_seat_or_null(out, seated, seat);
-  out += '}';
-}
-
-void BigTwoGame::write_seat_or_null(std::string& out, bool present, Seat seat) {
-  if (present) {
-    json_text::integer(out, seat);
-  } else {
-    json_text::null(out);
-  }
+  json_text::integer_or_null(out, !finished_, turn_);
 }
 
 // The prompt as wire text: {"actions":[...],"legal":[{"action":..,"cards":..}]}, the legal

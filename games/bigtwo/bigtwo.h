@@ -137,8 +137,6 @@ class BigTwoGame final : public Game {
   void write_view_middle(std::string& out) const;
   void write_view_must_include(std::string& out, Seat seat) const;
   void write_view_end(std::string& out) const;
-  static void write_view_you(std::string& out, bool seated, Seat seat);
-  static void write_seat_or_null(std::string& out, bool present, Seat seat);
   void write_table_fields(std::string& out, Seat seat) const;
   void write_hands_left(std::string& out, const DealResult& result) const;
   static void write_ints(std::string& out, const int* first, const int* last);

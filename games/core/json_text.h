@@ -93,6 +93,24 @@ inline void integers(std::string& out, const Range& values) {
   out += ']';
 }
 
+// An integer, or null when there is none (a seat to act in a finished game, a spectator's seat).
+inline void integer_or_null(std::string& out, bool present, std::int64_t value) {
+  if (present) {
+    integer(out, value);
+  } else {
+    null(out);
+  }
+}
+
+// How every engine's written view ends: its last key, ,"you":SEAT (null for a spectator), and
+// the closing brace.
+inline void view_you_and_close(std::string& out, bool seated, std::int64_t seat) {
+  out += ',';
+  key(out, "you");
+  integer_or_null(out, seated, seat);
+  out += '}';
+}
+
 // A comma before every element but the first: `Separator comma; ... comma(out);`.
 class Separator {
  public:

@@ -412,7 +412,7 @@ void SpadesGame::write_view(Seat seat, std::string& out) const {
   write_view_start(out);
   if (seated) write_view_hand(out, seat);
   write_view_middle(out);
-  write_view_you(out, seated, seat);
+  json_text::view_you_and_close(out, seated, seat);
 }
 
 void SpadesGame::write_views(std::span<const Seat> seats,
@@ -429,7 +429,7 @@ void SpadesGame::write_views(std::span<const Seat> seats,
     out += text.substr(0, middle);
     if (seated) write_view_hand(out, seat);
     out += text.substr(middle);
-    write_view_you(out, seated, seat);
+    json_text::view_you_and_close(out, seated, seat);
   }
 }
 
@@ -583,17 +583,6 @@ void SpadesGame::write_view_middle(std::string& out) const {
     jt::key(out, "winners");
     jt::integers(out, winners_);
   }
-}
-
-void SpadesGame::write_view_you(std::string& out, bool seated, Seat seat) {
-  out += ',';
-  json_text::key(out, "you");
-  if (seated) {
-    json_text::integer(out, seat);
-  } else {
-    json_text::null(out);
-  }
-  out += '}';
 }
 
 Json SpadesGame::result() const {

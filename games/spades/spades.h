@@ -100,12 +100,11 @@ class SpadesGame final : public Game {
   void finish_hand(Json& events);
   bool spade_lead_forbidden(Seat seat) const;
   Json bid_json(Seat seat) const;
-  // write_view in pieces: the keys before "hand", the seat's hand, the keys between "hand" and
-  // "you", and "you" with the closing brace.
+  // write_view in pieces: the keys before "hand", the seat's hand, the keys between "hand"
+  // and "you" (json_text::view_you_and_close ends it).
   void write_view_start(std::string& out) const;
   void write_view_hand(std::string& out, Seat seat) const;
   void write_view_middle(std::string& out) const;
-  static void write_view_you(std::string& out, bool seated, Seat seat);
   Json contracts_json() const;
 
   // Options.

@@ -674,7 +674,7 @@ void SplendorGame::write_view(Seat seat, std::string& out) const {
   write_view_start(out);
   write_view_players(out, seated ? seat : -1);
   write_view_end(out);
-  write_view_you(out, seated, seat);
+  json_text::view_you_and_close(out, seated, seat);
 }
 
 void SplendorGame::write_views(std::span<const Seat> seats,
@@ -699,7 +699,7 @@ void SplendorGame::write_views(std::span<const Seat> seats,
       out += players;
     }
     out += end;
-    write_view_you(out, seated, seat);
+    json_text::view_you_and_close(out, seated, seat);
   }
 }
 
@@ -863,17 +863,6 @@ void SplendorGame::write_view_end(std::string& out) const {
   } else {
     jt::integer(out, state_.current);
   }
-}
-
-void SplendorGame::write_view_you(std::string& out, bool seated, Seat seat) {
-  out += ',';
-  json_text::key(out, "you");
-  if (seated) {
-    json_text::integer(out, seat);
-  } else {
-    json_text::null(out);
-  }
-  out += '}';
 }
 
 Json SplendorGame::result() const {

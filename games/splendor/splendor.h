@@ -86,11 +86,10 @@ class SplendorGame final : public Game {
 
   Json player_view(int seat, Seat viewer) const;
   // write_view in pieces: the keys before "players", the players as `viewer` sees them, the
-  // keys between "players" and "you", and "you" with the closing brace.
+  // keys between "players" and "you" (json_text::view_you_and_close ends it).
   void write_view_start(std::string& out) const;
   void write_view_players(std::string& out, Seat viewer) const;
   void write_view_end(std::string& out) const;
-  static void write_view_you(std::string& out, bool seated, Seat seat);
 
   State state_;
 };
