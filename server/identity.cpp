@@ -63,6 +63,27 @@ std::shared_ptr<Connection> Player::attach(const std::shared_ptr<Connection>& co
   return previous;
 }
 
+Player::Attached Player::attach_in_order(const std::shared_ptr<Connection>& connection,
+                                         std::uint64_t generation) {
+  std::lock_guard lock(mutex_);
+  if (generation != 0 && generation < generation_) return Attached{false, nullptr};
+  generation_ = std::max(generation_, generation);
+  auto previous = connection_.lock();
+  connection_ = connection;
+  last_seen_ms_ = std::max(last_seen_ms_, unix_now_ms());
+  return Attached{true, std::move(previous)};
+}
+
+bool Player::superseded(std::uint64_t generation) const {
+  std::lock_guard lock(mutex_);
+  return generation != 0 && generation < generation_;
+}
+
+std::uint64_t Player::generation() const {
+  std::lock_guard lock(mutex_);
+  return generation_;
+}
+
 bool Player::detach(const Connection* connection) {
   std::lock_guard lock(mutex_);
   auto live = connection_.lock();

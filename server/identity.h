@@ -49,6 +49,19 @@ class Player {
   // Makes `connection` the live one; returns the previous live connection (to be closed).
   // Both attach and detach note the time as the player's last-seen time.
   std::shared_ptr<Connection> attach(const std::shared_ptr<Connection>& connection);
+  // Cluster mode: as attach, unless a later hello of the player (a greater `generation`,
+  // ClusterNode::next_generation) was attached here already; then `connection` is older
+  // than the player's live one and is not attached (`attached` false). Generation 0 (a hello
+  // whose order is unknown: a node before generations) is attached as by attach.
+  struct Attached {
+    bool attached = false;
+    std::shared_ptr<Connection> previous;
+  };
+  Attached attach_in_order(const std::shared_ptr<Connection>& connection, std::uint64_t generation);
+  // Whether a connection of `generation` is older than the latest one attached here.
+  bool superseded(std::uint64_t generation) const;
+  // The latest generation attached here (0: none known).
+  std::uint64_t generation() const;
   // Forgets `connection` if it is still the live one; returns whether it was.
   bool detach(const Connection* connection);
 
@@ -82,6 +95,7 @@ class Player {
   TokenHash token_hash_;
   std::int64_t last_seen_ms_;
   std::weak_ptr<Connection> connection_;
+  std::uint64_t generation_ = 0;
   std::set<std::string> rooms_;
   std::set<std::string> muted_;
   int open_rooms_created_ = 0;

@@ -85,6 +85,10 @@ std::string Metrics::prometheus_text(const std::map<std::string, std::int64_t>& 
   counter("parlor_cluster_link_bytes_sent_total",
           "Bytes this node wrote to its links with other nodes (cluster mode).", "counter",
           cluster_link_bytes_sent.load());
+  counter("parlor_cluster_superseded_total",
+          "Requests and resumes of a player's connection older than its newer one, refused and "
+          "closed with 4000 (cluster mode).",
+          "counter", cluster_superseded.load());
 
   out << "# HELP parlor_rooms Rooms by status.\n# TYPE parlor_rooms gauge\n";
   for (const auto& [status, count] : rooms_by_status) {

@@ -56,6 +56,9 @@ class Metrics {
   // Room requests this node forwarded to the room's owner, and bytes it wrote to links.
   std::atomic<std::uint64_t> cluster_requests_forwarded{0};
   std::atomic<std::uint64_t> cluster_link_bytes_sent{0};
+  // Requests and resumes of a connection older than the player's newer connection, which
+  // this node (a room's owner) refused and had closed with 4000.
+  std::atomic<std::uint64_t> cluster_superseded{0};
   // Lobby push: connections subscribed now, and the frames sent to them.
   std::atomic<std::int64_t> lobby_subscribers{0};
   // Players known in memory now (player retention forgets idle ones).

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "protocol/encode.h"
+#include "server/cluster/cluster_links.h"
 #include "server/log.h"
 #include "server/server_state.h"
 
@@ -54,6 +55,9 @@ void ServerState::rename(ClientContext& client, const protocol::Rename& request,
     for (const std::string& room_id : player->rooms()) {
       if (auto room = lobby_.find(room_id)) room->renamed(player);
     }
+    // Cluster mode: the player's rooms on other nodes, and those nodes' memory of the
+    // player, take the name now rather than at the player's next request there.
+    if (links_) links_->renamed(*player);
     connection->send(make_frame(protocol::encode_ok(id)));
   };
   if (!store_) return renamed();

@@ -191,7 +191,10 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
       // The token is handed out only once the player is stored: a crash right after the
       // welcome must not leave the client holding a token the restarted server never knew.
       client.player = player;
-      player->attach(client.connection);
+      // A new player's first connection is the first of its hellos (ClusterNode::
+      // next_generation): any later hello with its token orders after it.
+      if (links_) client.generation = 1;
+      player->attach_in_order(client.connection, client.generation);
       save_player_record(
           *player, [connection = client.connection, id, player_id = player->id(), token,
                     dev = config_.dev, node = welcome_node()](WriteResult result) {
@@ -209,10 +212,18 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
     reply_error(client, id, ErrorCode::kBadRequest, R"(hello needs a "name" or a "token")");
     return true;
   }
+  if (!request.token && links_) client.generation = 1;
+  auto attached = player->attach_in_order(client.connection, client.generation);
+  if (!attached.attached) {
+    // Cluster mode: a later hello of the player (on another node) reached this node first;
+    // this connection is the older one, as if that hello had replaced it.
+    log_info("player " + player->id() + ": a hello older than its live connection" + from(client));
+    client.connection->close(4000, "replaced by a newer connection of the same player");
+    return true;
+  }
   client.player = player;
-  if (auto previous = player->attach(client.connection);
-      previous && previous != client.connection) {
-    previous->close(4000, "replaced by a newer connection of the same player");
+  if (attached.previous && attached.previous != client.connection) {
+    attached.previous->close(4000, "replaced by a newer connection of the same player");
   }
   client.connection->send(make_frame(
       protocol::encode_welcome(id, player->id(), token, 1, config_.dev, welcome_node())));
@@ -258,8 +269,12 @@ bool ServerState::hello_with_stored_token(ClientContext& client, const protocol:
       failed = true;
       log_error(std::string("cluster: cannot look a token up: ") + error.what());
     }
+    // Ordered among the player's hellos on every node before any request of this connection
+    // can reach a room elsewhere.
+    std::uint64_t generation = 0;
+    if (found && cluster_) generation = cluster_->next_generation(found->id);
     // Back on the client's strand; `client` lives as long as its session, which runs this.
-    finish([this, client, request, id, found, failed] {
+    finish([this, client, request, id, found, failed, generation] {
       if (found) {
         if (auto known = identity_.find(found->id)) {
           identity_.refresh(known, found->token_hash, found->name, found->last_seen_ms);
@@ -267,6 +282,7 @@ bool ServerState::hello_with_stored_token(ClientContext& client, const protocol:
           identity_.restore(std::make_shared<Player>(found->id, found->name, found->token_hash,
                                                      found->created_ms, found->last_seen_ms));
         }
+        client->generation = generation;
         hello(*client, request, id, /*checked_in_store=*/true);
         return;
       }

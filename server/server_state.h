@@ -44,6 +44,9 @@ struct ClientContext {
   std::string_view raw;
   // A client of another node, whose requests that node forwarded here: never forwarded on.
   bool remote = false;
+  // Cluster mode: the order of this connection's hello among the player's hellos on every
+  // node (ClusterNode::next_generation; link::PlayerRef). 0 outside a cluster.
+  std::uint64_t generation = 0;
   // The client's address for log lines: its TCP peer's, or through a trusted proxy the one
   // the proxy forwarded (--trusted-proxy). Empty for a client of another node.
   std::string address;

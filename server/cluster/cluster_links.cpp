@@ -45,9 +45,12 @@ LogThrottle& link_log() {
   return throttle;
 }
 
-link::PlayerRef player_ref(const Player& player) {
-  return link::PlayerRef{player.id(), player.name(), player.token_hash()};
+link::PlayerRef player_ref(const Player& player, std::uint64_t generation) {
+  return link::PlayerRef{player.id(), player.name(), player.token_hash(), generation};
 }
+
+constexpr std::uint16_t kReplaced = 4000;
+constexpr std::string_view kReplacedReason = "replaced by a newer connection of the same player";
 
 // The room a request is about, for the commands a room serves.
 std::optional<std::string> room_of(const protocol::Request& request) {
@@ -144,8 +147,8 @@ void ClusterLinks::send_for(const std::shared_ptr<Connection>& connection,
 bool ClusterLinks::forward(ClientContext& client, const std::string& room, std::string_view raw,
                            const nlohmann::json& re) {
   state_.metrics().cluster_requests_forwarded.fetch_add(1, std::memory_order_relaxed);
-  link::Message request{link::Kind::kRequest, client.connection->id(), player_ref(*client.player),
-                        0, std::string(raw)};
+  link::Message request{link::Kind::kRequest, client.connection->id(),
+                        player_ref(*client.player, client.generation), 0, std::string(raw)};
   std::string node;
   {
     std::lock_guard lock(mutex_);
@@ -191,10 +194,11 @@ bool ClusterLinks::forward(ClientContext& client, const std::string& room, std::
 }
 
 void ClusterLinks::said_hello(const ClientContext& client, bool resumed) {
-  state_.run_blocking([this, connection = client.connection, player = client.player, resumed] {
+  state_.run_blocking([this, connection = client.connection, player = client.player, resumed,
+                       generation = client.generation] {
     node_.set_edge(player->id());
     if (!resumed) return;
-    const link::PlayerRef ref = player_ref(*player);
+    const link::PlayerRef ref = player_ref(*player, generation);
     const std::string message =
         link::encode(link::Message{link::Kind::kResume, connection->id(), ref, 0, ""});
     for (const NodeInfo& other : node_.other_nodes()) {
@@ -268,8 +272,8 @@ void ClusterLinks::invite(const std::string& room, std::vector<std::string> play
       }
       if (auto link = link_to(edge->advertise)) {
         link->send(
-            link::encode(link::Message{link::Kind::kInvite, 0, link::PlayerRef{player, "", {}}, 0,
-                                       room + "\n" + node_.self().advertise}));
+            link::encode(link::Message{link::Kind::kInvite, 0, link::PlayerRef{player, "", {}, 0},
+                                       0, room + "\n" + node_.self().advertise}));
       }
     }
   });
@@ -287,7 +291,8 @@ void ClusterLinks::invited(const std::string& player_id, const std::string& body
     if (auto held = state_.lobby().find(room)) held->resume(player);
     return;
   }
-  const link::PlayerRef ref = player_ref(*player);
+  // The live connection here is the latest hello of the player this node has seen.
+  const link::PlayerRef ref = player_ref(*player, player->generation());
   send_for(connection, ref, owner,
            link::encode(link::Message{link::Kind::kResume, connection->id(), ref, 0,
                                       nlohmann::json::array({room}).dump()}));
@@ -323,13 +328,20 @@ void ClusterLinks::remote_request(const std::shared_ptr<PeerLink>& link,
                                         message.player.token_hash);
       state_.identity().restore(player);
     }
-    context.player = player;
     // The connection's first request here: it is the player's live connection on this
-    // node from now on, as a hello would make it.
-    if (auto previous = player->attach(context.connection);
-        previous && previous != context.connection) {
-      previous->close(4000, "replaced by a newer connection of the same player");
+    // node from now on, as a hello would make it, unless a later hello of the player reached
+    // this node first (a late request of a connection being replaced).
+    auto attached = player->attach_in_order(context.connection, message.player.generation);
+    if (!attached.attached) return superseded(link, message.connection);
+    context.player = player;
+    context.generation = message.player.generation;
+    if (attached.previous && attached.previous != context.connection) {
+      attached.previous->close(kReplaced, std::string(kReplacedReason));
     }
+  } else if (context.player->superseded(context.generation)) {
+    // A newer connection of the player attached here since: this one is closing, and acts
+    // no more.
+    return superseded(link, message.connection);
   }
   const auto received = Clock::now();
   auto decoded = protocol::decode_request(message.body, state_.limits());
@@ -357,10 +369,14 @@ void ClusterLinks::remote_resume(const std::shared_ptr<PeerLink>& link,
   ClientContext& context = client->context;
   auto player = state_.identity().find(message.player.id);
   if (!player) return;  // no room here has ever seen them
+  // A resume of an older connection that arrives after a newer one's (the links of two
+  // nodes are not ordered with each other) must not take the player's rooms back from it.
+  auto attached = player->attach_in_order(context.connection, message.player.generation);
+  if (!attached.attached) return superseded(link, message.connection);
   context.player = player;
-  if (auto previous = player->attach(context.connection);
-      previous && previous != context.connection) {
-    previous->close(4000, "replaced by a newer connection of the same player");
+  context.generation = message.player.generation;
+  if (attached.previous && attached.previous != context.connection) {
+    attached.previous->close(kReplaced, std::string(kReplacedReason));
   }
   std::vector<std::string> rooms;
   const auto listed = nlohmann::json::parse(message.body, nullptr, /*allow_exceptions=*/false);
@@ -373,6 +389,65 @@ void ClusterLinks::remote_resume(const std::shared_ptr<PeerLink>& link,
   }
   for (const std::string& room : rooms) {
     if (auto held = state_.lobby().find(room)) held->resume(player);
+  }
+}
+
+void ClusterLinks::superseded(const std::shared_ptr<PeerLink>& link, std::uint64_t connection) {
+  std::shared_ptr<RemoteClient> client;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = remote_.find(link.get()); it != remote_.end()) {
+      if (auto found = it->second.find(connection); found != it->second.end()) {
+        client = std::move(found->second);
+        it->second.erase(found);
+      }
+    }
+  }
+  state_.metrics().cluster_superseded.fetch_add(1, std::memory_order_relaxed);
+  // The edge closes the client's connection as it would for one replaced here.
+  link->send(link::encode(
+      link::Message{link::Kind::kClose, connection, {}, kReplaced, std::string(kReplacedReason)}));
+  if (!client) return;
+  state_.disconnected(client->context);  // detaches nothing: the player's live one is newer
+  client->context.connection.reset();
+}
+
+void ClusterLinks::renamed(const Player& player) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopped_) return;
+    renames_.push_back(link::encode(link::Message{
+        link::Kind::kRenamed, 0, link::PlayerRef{player.id(), "", {}, 0}, 0, player.name()}));
+    if (renaming_) return;  // the task sending them takes this one too, in order
+    renaming_ = true;
+  }
+  state_.run_blocking([this] {
+    const std::vector<NodeInfo> others = node_.other_nodes();
+    for (;;) {
+      std::string message;
+      {
+        std::lock_guard lock(mutex_);
+        if (renames_.empty()) {
+          renaming_ = false;
+          return;
+        }
+        message = std::move(renames_.front());
+        renames_.pop_front();
+      }
+      for (const NodeInfo& other : others) {
+        if (other.advertise.empty()) continue;
+        if (auto link = link_to(other.advertise)) link->send(std::string(message));
+      }
+    }
+  });
+}
+
+void ClusterLinks::remote_renamed(const link::Message& message) {
+  auto player = state_.identity().find(message.player.id);
+  if (!player || player->name() == message.body) return;  // never seen here, or known
+  player->set_name(message.body);
+  for (const std::string& room_id : player->rooms()) {
+    if (auto room = state_.lobby().find(room_id)) room->renamed(player);
   }
 }
 
@@ -415,6 +490,8 @@ void ClusterLinks::on_message(const std::shared_ptr<PeerLink>& link, std::string
     }
     case link::Kind::kInvite:
       return invited(message->player.id, message->body);
+    case link::Kind::kRenamed:
+      return remote_renamed(*message);
   }
 }
 

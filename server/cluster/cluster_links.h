@@ -12,6 +12,13 @@
 // - A node that takes a room over invites the seated players' edges (Redis knows each
 //   player's edge) to resume it there, so players whose room's node died carry on without
 //   reconnecting.
+// - A player's hellos with their token are ordered cluster-wide (ClientContext::generation,
+//   carried with each request and resume): an owner attaches a remote connection only if no
+//   later hello of the player reached it first, and closes an older one with 4000 as if the
+//   newer had replaced it, so a late message of a connection being torn down on one node
+//   never displaces the player's newer connection on another.
+// - A rename is sent to every other node: those that know the player take the new name, and
+//   the rooms they hold re-push their `room` summary (and the lobby shows it).
 // - A link that dies takes its remote clients with it: the owner treats them as
 //   disconnected (grace periods, then bots), exactly as for a dropped socket. The edge, if
 //   the link had been up, resumes its clients that reached that node over a new link: a
@@ -24,6 +31,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -61,6 +69,9 @@ class ClusterLinks {
   void said_hello(const ClientContext& client, bool resumed);
   // The client's connection closed: the owners it reached forget it.
   void gone(const Connection& connection);
+  // `player` (connected here) has a new name, stored: every other node is told, in the
+  // order of the renames, and the rooms it holds of the player show the name.
+  void renamed(const Player& player);
 
   // ---- the owner ----
   // A room taken over is served here now: the edges of `players` are invited to resume it.
@@ -93,6 +104,10 @@ class ClusterLinks {
   void remote_request(const std::shared_ptr<PeerLink>& link, const link::Message& message);
   void remote_resume(const std::shared_ptr<PeerLink>& link, const link::Message& message);
   void remote_gone(const std::shared_ptr<PeerLink>& link, std::uint64_t connection);
+  // A request or resume of a connection older than the player's live one here: the remote
+  // client is dropped and the edge told to close it (4000).
+  void superseded(const std::shared_ptr<PeerLink>& link, std::uint64_t connection);
+  void remote_renamed(const link::Message& message);
   std::shared_ptr<RemoteClient> remote_client(const std::shared_ptr<PeerLink>& link,
                                               const link::Message& message, bool& created);
   // The edge's side.
@@ -114,6 +129,8 @@ class ClusterLinks {
   std::unordered_map<const PeerLink*, std::shared_ptr<PeerLink>> incoming_;
   std::unordered_map<std::string, std::string> routes_;  // room -> owner's address
   std::unordered_map<std::uint64_t, EdgeClient> edge_clients_;
+  std::deque<std::string> renames_;  // kRenamed messages to send, in order
+  bool renaming_ = false;            // a blocking task is sending them
   // Remote clients, by link and the edge's connection id.
   std::unordered_map<const PeerLink*,
                      std::unordered_map<std::uint64_t, std::shared_ptr<RemoteClient>>>

@@ -168,6 +168,31 @@ void ClusterNode::set_edge(const std::string& player) {
   }
 }
 
+std::uint64_t ClusterNode::next_generation(const std::string& player) {
+  // Microseconds since 1970 stay below 2^53 (exact in Lua's doubles) for centuries.
+  static constexpr std::string_view kNext = R"(
+    local now = redis.call('TIME')
+    local next = tonumber(now[1]) * 1000000 + tonumber(now[2])
+    local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+    if last >= next then next = last + 1 end
+    redis.call('SET', KEYS[1], string.format('%.0f', next), 'EX', 86400)
+    return next
+  )";
+  try {
+    const RedisReply reply = with_shared_redis([&](RedisClient& redis, Ownership&) {
+      return redis.eval(kNext, {options_.key_prefix + "hello:" + player}, {});
+    });
+    if (reply.type == RedisReply::Type::kInteger && reply.integer > 1) {
+      return static_cast<std::uint64_t>(reply.integer);
+    }
+  } catch (const RedisError& error) {
+    redis_failures().info(std::string("cluster: cannot order a player's hello: ") + error.what());
+  }
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
+}
+
 std::optional<NodeInfo> ClusterNode::edge_of(const std::string& player) {
   try {
     return with_shared_redis(

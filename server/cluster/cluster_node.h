@@ -89,6 +89,13 @@ class ClusterNode {
   // Records this node as the edge of `player`: where its connection is now, so that a node
   // taking one of its rooms over can invite it to resume there.
   void set_edge(const std::string& player);
+  // The order of a hello of `player` with its token among all of its hellos on every node:
+  // greater than any earlier one's (`{prefix}hello:{player}` in Redis, the later of one more
+  // than the last and Redis's clock in microseconds, so that a Redis restarted empty still
+  // orders the next hello after every earlier one). Without Redis, this node's clock in
+  // microseconds (ordered as well as the nodes' clocks agree). A hello with a name (a new
+  // player) needs none: it is generation 1, the first.
+  std::uint64_t next_generation(const std::string& player);
   // The live node `player`'s connection was last on (its advertised host:port), if any.
   std::optional<NodeInfo> edge_of(const std::string& player);
   // The public rooms other nodes list (their summaries' JSON objects), at most about half a

@@ -95,7 +95,9 @@ std::string encode(const Message& message) {
   switch (message.kind) {
     case Kind::kRequest:
     case Kind::kResume:
+      out.back() = message.kind == Kind::kRequest ? kRequestOrdered : kResumeOrdered;
       put_u64(out, message.connection);
+      put_u64(out, message.player.generation);
       put_player(out, message.player);
       break;
     case Kind::kGone:
@@ -109,6 +111,7 @@ std::string encode(const Message& message) {
     case Kind::kNotHere:
       break;
     case Kind::kInvite:
+    case Kind::kRenamed:
       put_string(out, message.player.id);
       break;
   }
@@ -119,8 +122,19 @@ std::string encode(const Message& message) {
 std::optional<Message> decode(std::string_view bytes) {
   if (bytes.empty()) return std::nullopt;
   Message message;
-  message.kind = static_cast<Kind>(bytes[0]);
   Reader in(bytes.substr(1));
+  if (bytes[0] == kRequestOrdered || bytes[0] == kResumeOrdered) {
+    message.kind = bytes[0] == kRequestOrdered ? Kind::kRequest : Kind::kResume;
+    message.connection = in.u64();
+    message.player.generation = in.u64();
+    const std::uint64_t generation = message.player.generation;
+    message.player = read_player(in);
+    message.player.generation = generation;
+    if (in.failed()) return std::nullopt;
+    message.body = std::string(in.rest());
+    return message;
+  }
+  message.kind = static_cast<Kind>(bytes[0]);
   switch (message.kind) {
     case Kind::kRequest:
     case Kind::kResume:
@@ -138,6 +152,7 @@ std::optional<Message> decode(std::string_view bytes) {
     case Kind::kNotHere:
       break;
     case Kind::kInvite:
+    case Kind::kRenamed:
       message.player.id = in.string();
       break;
     default:
@@ -146,6 +161,19 @@ std::optional<Message> decode(std::string_view bytes) {
   if (in.failed()) return std::nullopt;
   message.body = std::string(in.rest());
   return message;
+}
+
+std::string for_older_peer(std::string encoded) {
+  if (encoded.empty()) return encoded;
+  if (encoded[0] == kRequestOrdered || encoded[0] == kResumeOrdered) {
+    if (encoded.size() < 1 + 8 + 8) return {};
+    encoded[0] = encoded[0] == kRequestOrdered ? static_cast<char>(Kind::kRequest)
+                                               : static_cast<char>(Kind::kResume);
+    encoded.erase(1 + 8, 8);  // the generation, after the connection id
+  } else if (encoded[0] == static_cast<char>(Kind::kRenamed)) {
+    encoded.clear();
+  }
+  return encoded;
 }
 
 }  // namespace parlor::server::link

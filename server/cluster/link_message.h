@@ -26,24 +26,40 @@ enum class Kind : char {
   kClose = 'C',    // owner -> edge: close the connection (a newer one replaced it)
   kNotHere = 'N',  // owner -> edge: this node does not serve that room (any more)
   kInvite = 'I',   // new owner -> edge: it took a room of this player over; resume it there
+  kRenamed = 'R',  // edge -> every node: the player's new name is stored; rooms show it now
 };
+
+// kRequest and kResume travel as 'q' and 's': the same fields with the connection's hello
+// generation after the connection id. 'Q' and 'S' (no generation) are what nodes before
+// generations send; they decode with generation 0. A node that does not announce
+// kLinkFormatHeader (an older one) is written the old forms, and no kRenamed (for_older_peer).
+inline constexpr char kRequestOrdered = 'q';
+inline constexpr char kResumeOrdered = 's';
+inline constexpr std::string_view kLinkFormatHeader = "X-Parlor-Link-Format";
+inline constexpr std::string_view kLinkFormat = "2";
 
 // Who the connection belongs to: enough for the owner to know the player as the edge does
 // (the edge checked the token; the link is the cluster's own).
+//
+// `generation` orders a player's hellos across the cluster (ClusterNode::next_generation):
+// the owner attaches a connection only if no later hello of the player has reached it, so a
+// late request or resume of an older connection cannot displace a newer one. 0: unknown (a
+// node before generations), attached as before.
 struct PlayerRef {
   std::string id;
   std::string name;
   TokenHash token_hash{};
+  std::uint64_t generation = 0;
 };
 
 struct Message {
   Kind kind = Kind::kRequest;
   std::uint64_t connection = 0;  // the edge's id of the client connection
-  PlayerRef player;              // kRequest, kResume, kInvite (id only)
+  PlayerRef player;              // kRequest, kResume, kInvite and kRenamed (id only)
   std::uint16_t code = 0;        // kClose
   // kRequest: the request's JSON text; kFrame: the frame's payload; kClose: the reason;
   // kResume: the rooms as a JSON array (empty: all of the player's rooms on the owner);
-  // kNotHere and kInvite: the room id.
+  // kNotHere and kInvite: the room id; kRenamed: the new name.
   std::string body;
 };
 
@@ -55,5 +71,10 @@ std::optional<Message> decode(std::string_view bytes);
 // The frame payload of kFrame written without building a Message: the hot path (every push
 // to a remote member).
 std::string encode_frame(std::uint64_t connection, std::string_view payload);
+
+// `encoded` as a node before generations reads it: 'q' and 's' lose their generation and
+// become 'Q' and 'S'; kRenamed becomes "" (not sent: such a node reads the name at the
+// player's next request). Anything else is unchanged.
+std::string for_older_peer(std::string encoded);
 
 }  // namespace parlor::server::link

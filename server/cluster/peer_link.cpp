@@ -5,6 +5,7 @@
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 
+#include "server/cluster/link_message.h"
 #include "server/log.h"
 #include "server/log_throttle.h"
 
@@ -94,11 +95,16 @@ void PeerLink::start_connect(std::string secret) {
                     request.set(std::string(kLinkSecretHeader), secret);
                   }));
               self->ws_.binary(true);
+              auto response = std::make_shared<websocket::response_type>();
               self->ws_.async_handshake(
-                  self->peer_, std::string(kLinkPath), [self](beast::error_code handshake_ec) {
+                  *response, self->peer_, std::string(kLinkPath),
+                  [self, response](beast::error_code handshake_ec) {
                     if (handshake_ec) {
                       return self->fail("handshake refused: " + handshake_ec.message());
                     }
+                    // A peer that does not announce the format is a node before hello
+                    // generations: it is written the forms it reads (link::for_older_peer).
+                    self->older_peer_ = (*response)[link::kLinkFormatHeader] != link::kLinkFormat;
                     self->opened();
                   });
             });
@@ -110,6 +116,9 @@ void PeerLink::start_accept(const beast::http::request<beast::http::string_body>
   beast::get_lowest_layer(ws_).socket().set_option(tcp::no_delay(true), ignored);
   ws_.set_option(link_timeouts(idle_timeout_));
   ws_.binary(true);
+  ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
+    response.set(std::string(link::kLinkFormatHeader), std::string(link::kLinkFormat));
+  }));
   ws_.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
     if (ec) return self->fail("handshake failed: " + ec.message());
     self->opened();
@@ -155,10 +164,15 @@ void PeerLink::do_write() {
     pending_bytes_ = 0;
   }
   out_.clear();
-  for (const std::string& message : batch) {
+  for (std::string& message : batch) {
+    if (older_peer_) {
+      message = link::for_older_peer(std::move(message));
+      if (message.empty()) continue;
+    }
     put_length(out_, message.size());
     out_ += message;
   }
+  if (out_.empty()) return;
   writing_ = true;
   if (handlers_.bytes_sent) handlers_.bytes_sent->fetch_add(out_.size(), std::memory_order_relaxed);
   ws_.async_write(net::buffer(out_),

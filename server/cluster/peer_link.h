@@ -97,6 +97,7 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
   // Strand only.
   bool open_ = false;
   bool writing_ = false;
+  bool older_peer_ = false;  // a connected peer that did not announce link::kLinkFormat
   std::string out_;
   std::atomic<bool> closed_{false};
   std::atomic<bool> was_open_{false};

@@ -46,9 +46,12 @@
 
 #include "games/registry.h"
 #include "games/testing/self_play.h"
+#include "server/cluster/link_message.h"
+#include "server/cluster/peer_link.h"
 #include "server/store/postgres_store.h"
 #include "server/store/testing/postgres_server.h"
 #include "tests/support/game_driver.h"
+#include "tests/support/raw_ws_client.h"
 #include "tests/support/redis_server.h"
 #include "tests/support/server_process.h"
 #include "tests/support/test_client.h"
@@ -909,6 +912,182 @@ TEST_F(ClusterTest, ARevokedTokenIsRefusedByEveryNodeAndARenameReachesThem) {
   const auto push = moved.next_of("room");
   ASSERT_TRUE(push);
   EXPECT_EQ((*push)["seats"][0]["name"], "ada b") << "node1 took the new name from the store";
+}
+
+// The test as another node: a link to a node (its secret read where the nodes keep it),
+// speaking link messages (server/cluster/link_message.h) in WebSocket binary frames.
+class FakePeer {
+ public:
+  FakePeer(unsigned short port, const std::string& secret) : ws_(port) {
+    head_ = ws_.request_head(std::string("GET ") + std::string(server::kLinkPath) +
+                             " HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                             "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                             "Sec-WebSocket-Key: " +
+                             std::string(kWebSocketKey) + "\r\n" +
+                             std::string(server::kLinkSecretHeader) + ": " + secret + "\r\n\r\n");
+  }
+  const std::string& head() const { return head_; }
+  void send(const server::link::Message& message) {
+    const std::string bytes = server::link::encode(message);
+    std::string payload;
+    for (int i = 0; i < 4; ++i)
+      payload.push_back(static_cast<char>((bytes.size() >> (8 * i)) & 0xFF));
+    payload += bytes;
+    RawWsClient::Out out;
+    out.opcode = 2;
+    out.payload = std::move(payload);
+    ws_.send(out);
+  }
+  // The next link message from the node, or nullopt when none comes within `timeout`.
+  std::optional<server::link::Message> next(std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (queue_.empty()) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) return std::nullopt;
+      auto frame = ws_.next(left);
+      if (!frame) return std::nullopt;
+      if (frame->opcode != 2) continue;  // pings
+      std::string_view data = frame->payload;
+      while (data.size() >= 4) {
+        std::size_t size = 0;
+        for (int i = 0; i < 4; ++i)
+          size |= static_cast<std::size_t>(static_cast<unsigned char>(data[i])) << (8 * i);
+        data.remove_prefix(4);
+        if (data.size() < size) break;
+        if (auto message = server::link::decode(data.substr(0, size))) queue_.push_back(*message);
+        data.remove_prefix(size);
+      }
+    }
+    auto message = std::move(queue_.front());
+    queue_.pop_front();
+    return message;
+  }
+
+ private:
+  RawWsClient ws_;
+  std::string head_;
+  std::deque<server::link::Message> queue_;
+};
+
+// A player reconnects on node1 while an older connection of theirs is still being torn
+// down elsewhere; that connection's late resume and late request (here sent by the test, as
+// the old connection's node) reach the room's node after the newer connection's resume.
+// The room's node must keep the newer connection: it closes the older one (4000, "replaced")
+// and neither pushes it the player's room nor answers its request, and the newer connection
+// plays on undisturbed. Deterministic: the link is ordered, and the newer connection's
+// request after the stale messages is answered over the same link as any close of it would
+// have been sent.
+TEST_F(ClusterTest, ALateResumeOfAnOlderConnectionDoesNotDisplaceTheNewerOne) {
+  Cluster& cluster = make_cluster("superseded");
+  ASSERT_EQ(cluster.start_all(), "");
+  TestClient first("127.0.0.1", cluster.node(0).port());
+  const Json welcome = first.hello("ada");
+  const std::string token = welcome["token"];
+  const std::string player = welcome["player"];
+  const Json created =
+      first.request({{"type", "create_room"}, {"kind", "bigtwo"}, {"options", {{"grace", 600}}}});
+  ASSERT_EQ(created["type"], "room_created") << created;
+  const std::string room = created["room"];
+
+  // The newer connection, on node1: its resume reaches node0, which closes `first`.
+  TestClient newer("127.0.0.1", cluster.node(1).port());
+  ASSERT_EQ(newer.request({{"type", "hello"}, {"token", token}, {"protocol", 1}})["type"],
+            "welcome");
+  ASSERT_TRUE(first.wait_closed(10s)) << "node1's resume never reached node0";
+  EXPECT_EQ(first.close_code(), 4000);
+  ASSERT_EQ(newer.request({{"type", "legal_moves"}, {"room", room}}).value("code", ""),
+            "not_started")
+      << "the newer connection reaches the room";
+
+  const std::string secret =
+      postgres().sql("superseded", "SELECT secret FROM cluster_secret").value_or("");
+  ASSERT_FALSE(secret.empty());
+  FakePeer old_node(cluster.node(0).port(), secret);
+  ASSERT_NE(old_node.head().find(" 101 "), std::string::npos) << old_node.head();
+  EXPECT_NE(old_node.head().find(std::string(server::link::kLinkFormatHeader) + ": " +
+                                 std::string(server::link::kLinkFormat)),
+            std::string::npos)
+      << "the node announces its link format\n"
+      << old_node.head();
+  // Generation 1 is the player's first hello (the one that named them): older than any
+  // hello with the token since.
+  const server::link::PlayerRef stale{player, "ada", {}, 1};
+  constexpr std::uint64_t kStaleResume = 901;
+  constexpr std::uint64_t kStaleRequest = 902;
+  old_node.send(server::link::Message{server::link::Kind::kResume, kStaleResume, stale, 0, ""});
+  old_node.send(
+      server::link::Message{server::link::Kind::kRequest, kStaleRequest, stale, 0,
+                            Json{{"type", "legal_moves"}, {"room", room}, {"id", "late"}}.dump()});
+  std::set<std::uint64_t> closed;
+  std::vector<std::string> other;
+  for (const auto until = Clock::now() + 10s; closed.size() < 2 && Clock::now() < until;) {
+    auto message = old_node.next(500ms);
+    if (!message) continue;
+    if (message->kind == server::link::Kind::kClose) {
+      EXPECT_EQ(message->code, 4000) << message->body;
+      closed.insert(message->connection);
+    } else {
+      other.push_back(std::string(1, static_cast<char>(message->kind)) + " " + message->body);
+    }
+  }
+  EXPECT_EQ(closed, (std::set<std::uint64_t>{kStaleResume, kStaleRequest}))
+      << "the older connection's resume and request must be refused with a close";
+  for (const std::string& message : other) ADD_FAILURE() << "the older connection got " << message;
+
+  // The newer connection was not replaced: its next request is answered over the link any
+  // close of it would have taken first.
+  const Json after = newer.request({{"type", "legal_moves"}, {"room", room}});
+  EXPECT_EQ(after.value("code", ""), "not_started") << after;
+  EXPECT_FALSE(newer.closed()) << newer.close_code() << " " << newer.close_reason();
+  const Json chat = newer.request({{"type", "chat"}, {"room", room}, {"text", "still here"}});
+  EXPECT_EQ(chat["type"], "ok") << chat;
+}
+
+// A player seated in a room on node0, connected to node1, renames: a member connected to
+// node2 gets the room's `room` push with the new name, and a lobby subscriber on node2 gets
+// the room's summary with it, without the player sending anything more.
+TEST_F(ClusterTest, ARenameIsPushedByTheRoomsOfEveryNode) {
+  Cluster& cluster = make_cluster("rename");
+  ASSERT_EQ(cluster.start_all(), "");
+  TestClient host("127.0.0.1", cluster.node(0).port());
+  host.hello("ada");
+  const Json created = host.request({{"type", "create_room"}, {"kind", "bigtwo"}});
+  ASSERT_EQ(created["type"], "room_created") << created;
+  const std::string room = created["room"];
+  TestClient bea("127.0.0.1", cluster.node(1).port());
+  bea.hello("bea");
+  ASSERT_EQ(bea.request({{"type", "join_room"}, {"room", room}, {"seat", 1}})["type"], "joined");
+  TestClient cy("127.0.0.1", cluster.node(2).port());
+  cy.hello("cy");
+  ASSERT_EQ(cy.request({{"type", "join_room"}, {"room", room}, {"seat", 2}})["type"], "joined");
+  TestClient lobby("127.0.0.1", cluster.node(2).port());
+  lobby.hello("dee");
+  ASSERT_EQ(lobby.request({{"type", "subscribe_lobby"}})["type"], "lobby");
+
+  ASSERT_EQ(bea.request({{"type", "rename"}, {"name", "bea b"}})["type"], "ok");
+  // `seat_name(frame)`: seat 1's name in a summary of the room, if the frame carries one.
+  const auto seat_name = [&](const Json& summary) -> std::string {
+    if (summary.value("room", "") != room || !summary.contains("seats")) return "";
+    const Json& seat = summary["seats"][1];
+    return seat.is_object() ? seat.value("name", "") : "";
+  };
+  bool pushed = false;
+  for (const auto until = Clock::now() + 10s; !pushed && Clock::now() < until;) {
+    auto frame = cy.next(200ms);
+    if (frame && frame->value("type", "") == "room" && seat_name(*frame) == "bea b") pushed = true;
+  }
+  EXPECT_TRUE(pushed) << "the member on node2 never saw the new name\n"
+                      << cluster.lines_about(room);
+  bool listed = false;
+  for (const auto until = Clock::now() + 10s; !listed && Clock::now() < until;) {
+    auto frame = lobby.next(200ms);
+    if (!frame || !frame->contains("rooms")) continue;
+    for (const Json& summary : (*frame)["rooms"]) {
+      if (seat_name(summary) == "bea b") listed = true;
+    }
+  }
+  EXPECT_TRUE(listed) << "node2's lobby never showed the new name";
 }
 
 TEST_F(ClusterTest, APostgresOutagePausesARoomThatGoesOnOnceTheStoreAnswers) {
