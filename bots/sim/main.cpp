@@ -35,7 +35,8 @@ constexpr const char* kUsage =
     "  --options   room options as a JSON object, e.g. '{\"deals\":3}'\n"
     "  --rotate    shift the bots one seat each game (each strategy plays every seat)\n"
     "  --duplicate deal each hand once per seat, the bots shifted one seat each time\n"
-    "              (implies --rotate; --games should be a multiple of the seats)\n"
+    "              (implies --rotate; --games should be a multiple of the seats); with\n"
+    "              two strategies the report adds the paired points difference per deal\n"
     "  --json      print the report as JSON\n"
     "  --no-fast-path  send random play through views and prompts too (for comparison)\n"
     "\n"
@@ -182,6 +183,7 @@ int main(int argc, char** argv) {
     return run_report(std::move(report_config), out_dir);
   }
 
+  config.points = true;
   std::string error;
   const auto start = std::chrono::steady_clock::now();
   const auto report = parlor::sim::run_simulation(config, error);

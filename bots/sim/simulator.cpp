@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <memory>
 
 #include "bots/sim/standings.h"
@@ -22,6 +23,8 @@ struct Totals {
   double legal_moves = 0;
   GameQuality quality_sum;
   std::vector<ThinkTime> think;  // per strategy name
+  // Per game, per strategy: the mean final standing of the sides at its seats (NaN: not seated).
+  std::vector<std::vector<double>> points;
 };
 
 struct Table {
@@ -129,6 +132,19 @@ bool play_game(Game& game, Table& table, const GameProbe& probe, const SimConfig
       ++totals.strategy_wins[strategy];
     }
   }
+  if (config.points) {
+    std::vector<double> sum(table.names.size(), 0.0);
+    std::vector<int> count(table.names.size(), 0);
+    for (Seat seat = 0; seat < seats; ++seat) {
+      const auto strategy = static_cast<std::size_t>(table.strategy_index[listed_seat(seat)]);
+      sum[strategy] += standing[static_cast<std::size_t>(probe.side_of(seat))];
+      ++count[strategy];
+    }
+    std::vector<double>& points = totals.points.emplace_back();
+    for (std::size_t i = 0; i < sum.size(); ++i) {
+      points.push_back(count[i] > 0 ? sum[i] / count[i] : std::nan(""));
+    }
+  }
   totals.moves += moves;
   totals.decisions += static_cast<std::int64_t>(trajectory.branching().size());
   for (double b : trajectory.branching()) totals.legal_moves += b;
@@ -163,6 +179,44 @@ double prompt_branching(const Json& prompt) {
     return std::round(ways);
   }
   return 0;
+}
+
+double t_quantile_975(std::int64_t df) {
+  if (df <= 0) return std::numeric_limits<double>::infinity();
+  // Table values up to four degrees of freedom; beyond, the Cornish-Fisher expansion of t about
+  // the normal quantile, within 0.001 of the table from five on.
+  if (df == 1) return 12.706204736174698;
+  if (df == 2) return 4.302652729749464;
+  if (df == 3) return 3.182446305284263;
+  if (df == 4) return 2.776445105197793;
+  constexpr double z = 1.959963984540054;
+  const auto n = static_cast<double>(df);
+  const double z3 = z * z * z;
+  const double z5 = z3 * z * z;
+  const double z7 = z5 * z * z;
+  const double z9 = z7 * z * z;
+  return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n) +
+         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * n * n * n) +
+         (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / (92160 * n * n * n * n);
+}
+
+MeanInterval make_mean_interval(const std::vector<double>& samples) {
+  MeanInterval m;
+  m.samples = static_cast<std::int64_t>(samples.size());
+  if (samples.empty()) return m;
+  double sum = 0;
+  for (double x : samples) sum += x;
+  m.mean = sum / static_cast<double>(samples.size());
+  m.low = m.mean;
+  m.high = m.mean;
+  if (samples.size() < 2) return m;
+  double squares = 0;
+  for (double x : samples) squares += (x - m.mean) * (x - m.mean);
+  const auto n = static_cast<double>(samples.size());
+  const double half = t_quantile_975(m.samples - 1) * std::sqrt(squares / (n - 1) / n);
+  m.low = m.mean - half;
+  m.high = m.mean + half;
+  return m;
 }
 
 Rate make_rate(std::int64_t wins, std::int64_t trials) {
@@ -266,6 +320,29 @@ std::optional<SimReport> run_simulation(const SimConfig& config, std::string& er
   report.quality.spread /= games;
   report.quality.convergence /= games;
   report.fairness = fairness(totals.seat_wins);
+  if (config.points) {
+    report.points = true;
+    for (std::size_t i = 0; i < table->names.size(); ++i) {
+      std::vector<double> samples;
+      for (const auto& game : totals.points) {
+        if (!std::isnan(game[i])) samples.push_back(game[i]);
+      }
+      report.strategy_points.push_back(make_mean_interval(samples));
+    }
+    if (config.duplicate && table->names.size() == 2) {
+      // One sample per deal played from every seat; a last deal cut short by --games is left out.
+      std::vector<double> per_deal;
+      for (std::size_t first = 0; first + static_cast<std::size_t>(seats) <= totals.points.size();
+           first += static_cast<std::size_t>(seats)) {
+        double sum = 0;
+        for (std::size_t g = first; g < first + static_cast<std::size_t>(seats); ++g) {
+          sum += totals.points[g][0] - totals.points[g][1];
+        }
+        per_deal.push_back(sum / seats);
+      }
+      report.paired = PairedPoints{table->names[0], table->names[1], make_mean_interval(per_deal)};
+    }
+  }
   return report;
 }
 
