@@ -57,6 +57,7 @@ Json report_to_json(const SimReport& report) {
               {"bots", report.bots},
               {"rotate", report.rotate},
               {"duplicate", report.duplicate},
+              {"games_per_deal", report.games_per_deal},
               {"win_rate_per_seat", std::move(seats)},
               {"win_rate_per_strategy", std::move(strategies)},
               {"decisions", report.decisions},
@@ -89,11 +90,14 @@ Json report_to_json(const SimReport& report) {
 }
 
 std::string report_to_text(const SimReport& report) {
-  std::string out = "parlor-sim: " + report.kind + ", " + std::to_string(report.seats) +
-                    " seats, " + std::to_string(report.games) + " games, seed " +
-                    std::to_string(report.seed) + ", options " + report.options.dump() +
-                    (report.rotate ? ", seats rotated each game" : "") +
-                    (report.duplicate ? ", each deal played from every seat" : "") + "\n";
+  std::string out =
+      "parlor-sim: " + report.kind + ", " + std::to_string(report.seats) + " seats, " +
+      std::to_string(report.games) + " games, seed " + std::to_string(report.seed) + ", options " +
+      report.options.dump() + (report.rotate ? ", seats rotated each game" : "") +
+      (report.duplicate
+           ? ", each deal played at " + std::to_string(report.games_per_deal) + " distinct seatings"
+           : "") +
+      "\n";
   out += "win rate per seat (95% CI):\n";
   for (std::size_t s = 0; s < report.seat_rates.size(); ++s) {
     std::string label = "  seat " + std::to_string(s) + "  " + report.bots[s];
@@ -116,7 +120,7 @@ std::string report_to_text(const SimReport& report) {
     }
   }
   if (report.paired) {
-    std::string label = "  " + report.paired->first + " - " + report.paired->second;
+    std::string label = "  " + report.paired->first + " - " + report.paired->second + "  ";
     label.resize(std::max<std::size_t>(label.size(), 20), ' ');
     out += "paired points per deal (95% t CI over deals, deals):\n" + label +
            mean_text(report.paired->difference) + "\n";

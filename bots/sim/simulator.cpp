@@ -1,5 +1,6 @@
 #include "bots/sim/simulator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <limits>
@@ -32,6 +33,7 @@ struct Table {
   std::vector<int> strategy_index;                          // per listed seat -> name index
   std::vector<std::string> names;                           // distinct, in order of appearance
   bool observed = false;  // some strategy reads the events (no fast path: it skips them)
+  int period = 1;         // rotation_period of the listed seats
 };
 
 std::optional<Table> make_table(const std::string& kind, const std::vector<std::string>& bots,
@@ -64,7 +66,8 @@ bool play_game(Game& game, Table& table, const GameProbe& probe, const SimConfig
   std::vector<double> standing(static_cast<std::size_t>(sides), 0.0);
   trajectory.reset(sides);
   const bool rotate = config.rotate || config.duplicate;
-  const int shift = rotate ? static_cast<int>(game_number % seats) : 0;
+  const int period = config.duplicate ? table.period : seats;
+  const int shift = rotate ? static_cast<int>(game_number % period) : 0;
   auto listed_seat = [&](Seat seat) { return static_cast<std::size_t>((seat + shift) % seats); };
 
   for (auto& strategy : table.strategies) strategy->reset();
@@ -159,6 +162,19 @@ bool play_game(Game& game, Table& table, const GameProbe& probe, const SimConfig
 }
 
 }  // namespace
+
+int rotation_period(const std::vector<std::string>& bots) {
+  const auto n = static_cast<int>(bots.size());
+  for (int p = 1; p < n; ++p) {
+    if (n % p != 0) continue;
+    bool same = true;
+    for (int s = 0; s < n && same; ++s) {
+      same = bots[static_cast<std::size_t>(s)] == bots[static_cast<std::size_t>((s + p) % n)];
+    }
+    if (same) return p;
+  }
+  return std::max(n, 1);
+}
 
 std::uint64_t mix_seed(std::uint64_t value) {
   value += 0x9E3779B97F4A7C15ULL;
@@ -273,6 +289,7 @@ std::optional<SimReport> run_simulation(const SimConfig& config, std::string& er
   }
   auto table = make_table(config.kind, bots, error);
   if (!table) return std::nullopt;
+  table->period = rotation_period(bots);
   const auto probe = make_probe(config.kind);
 
   Totals totals;
@@ -282,7 +299,7 @@ std::optional<SimReport> run_simulation(const SimConfig& config, std::string& er
   for (const std::string& name : table->names) totals.think.push_back({name, 0, 0, 0});
   Trajectory trajectory;
   for (std::int64_t i = 0; i < config.games; ++i) {
-    const std::int64_t deal = config.duplicate ? i / seats : i;
+    const std::int64_t deal = config.duplicate ? i / table->period : i;
     const std::uint64_t game_seed =
         mix_seed(config.seed ^ mix_seed(static_cast<std::uint64_t>(deal)));
     const auto game = info->create(normalized, seats, game_seed);
@@ -301,6 +318,7 @@ std::optional<SimReport> run_simulation(const SimConfig& config, std::string& er
   report.bots = bots;
   report.rotate = config.rotate || config.duplicate;
   report.duplicate = config.duplicate;
+  report.games_per_deal = config.duplicate ? table->period : 1;
   report.think_times = totals.think;
   for (auto wins : totals.seat_wins) report.seat_rates.push_back(make_rate(wins, config.games));
   for (std::size_t i = 0; i < table->names.size(); ++i) {
@@ -332,13 +350,13 @@ std::optional<SimReport> run_simulation(const SimConfig& config, std::string& er
     if (config.duplicate && table->names.size() == 2) {
       // One sample per deal played from every seat; a last deal cut short by --games is left out.
       std::vector<double> per_deal;
-      for (std::size_t first = 0; first + static_cast<std::size_t>(seats) <= totals.points.size();
-           first += static_cast<std::size_t>(seats)) {
+      const auto period = static_cast<std::size_t>(table->period);
+      for (std::size_t first = 0; first + period <= totals.points.size(); first += period) {
         double sum = 0;
-        for (std::size_t g = first; g < first + static_cast<std::size_t>(seats); ++g) {
+        for (std::size_t g = first; g < first + period; ++g) {
           sum += totals.points[g][0] - totals.points[g][1];
         }
-        per_deal.push_back(sum / seats);
+        per_deal.push_back(sum / static_cast<double>(period));
       }
       report.paired = PairedPoints{table->names[0], table->names[1], make_mean_interval(per_deal)};
     }

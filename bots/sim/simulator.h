@@ -25,9 +25,11 @@ struct SimConfig {
   Json options = nullptr;
   // Rotate the assignment one seat per game, so each strategy plays every seat equally often.
   bool rotate = false;
-  // Duplicate deals (implies rotate): each deal is played once per seat count, the bots shifted
-  // one seat each time, so every strategy plays every hand dealt. Game i is dealt as game
-  // i / seats would be without it.
+  // Duplicate deals (implies rotate): each deal is played once per distinct seating, the bots
+  // shifted one seat each time, so every strategy plays every hand dealt. That is once per
+  // seat, or once per period of a bot list that repeats itself (ismcts,greedy,ismcts,greedy:
+  // two), since shifting such a list by its period seats everyone as before and would only
+  // replay the same game. Game i is dealt as game i / period would be without it.
   bool duplicate = false;
   // Also measure points (each side's final standing, standings.h) per strategy and, on
   // duplicate deals between exactly two strategies, the paired difference per deal.
@@ -50,6 +52,10 @@ struct Rate {
   double high = 0;
 };
 Rate make_rate(std::int64_t wins, std::int64_t trials);
+
+// The smallest shift that maps `bots` onto itself (a divisor of its length; the length when
+// none smaller does): how many distinct seatings rotating the list gives.
+int rotation_period(const std::vector<std::string>& bots);
 
 // SplitMix64: spreads consecutive numbers (games, samples) over unrelated seeds.
 std::uint64_t mix_seed(std::uint64_t value);
@@ -103,6 +109,7 @@ struct SimReport {
   std::vector<std::string> bots;  // per seat (before rotation)
   bool rotate = false;
   bool duplicate = false;
+  int games_per_deal = 1;  // with duplicate: the distinct seatings each deal is played at
 
   std::vector<Rate> seat_rates;  // per seat
   std::vector<StrategyRate> strategy_rates;

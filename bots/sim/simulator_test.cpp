@@ -67,9 +67,10 @@ TEST(Simulator, CountsEveryGameAndSeat) {
 }
 
 TEST(Simulator, PairedPointsPerDeal) {
-  // Greedy against random in Spades, partners against partners: 10 deals, each played from all
-  // four seats, and two games of an eleventh deal that the paired measure leaves out.
-  SimConfig config = config_for("spades", 42, {"greedy", "random"});
+  // Greedy against random in Spades, partners against partners: 20 deals, each played with
+  // the teams one way and then the other, and one game of a 21st deal that the paired measure
+  // leaves out.
+  SimConfig config = config_for("spades", 41, {"greedy", "random", "greedy", "random"});
   config.duplicate = true;
   config.points = true;
   config.options = {{"target", 100}};
@@ -77,10 +78,11 @@ TEST(Simulator, PairedPointsPerDeal) {
   ASSERT_TRUE(report.paired);
   EXPECT_EQ(report.paired->first, "greedy");
   EXPECT_EQ(report.paired->second, "random");
-  EXPECT_EQ(report.paired->difference.samples, 10);
+  EXPECT_EQ(report.games_per_deal, 2);
+  EXPECT_EQ(report.paired->difference.samples, 20);
   ASSERT_EQ(report.strategy_points.size(), 2U);
-  EXPECT_EQ(report.strategy_points[0].samples, 42);
-  EXPECT_EQ(report.strategy_points[1].samples, 42);
+  EXPECT_EQ(report.strategy_points[0].samples, 41);
+  EXPECT_EQ(report.strategy_points[1].samples, 41);
   // Random overbids, underbids and throws tricks away: greedy's side is far ahead on every deal.
   EXPECT_GT(report.paired->difference.low, 0);
   EXPECT_LE(report.paired->difference.low, report.paired->difference.mean);
@@ -102,6 +104,27 @@ TEST(Simulator, PairedPointsPerDeal) {
   config.bots = {"greedy", "random", "ismcts:2"};
   config.games = 8;
   EXPECT_FALSE(run(config).paired);
+}
+
+TEST(Simulator, RotationPeriod) {
+  EXPECT_EQ(rotation_period({"a", "b", "a", "b"}), 2);
+  EXPECT_EQ(rotation_period({"a", "b", "b", "b"}), 4);
+  EXPECT_EQ(rotation_period({"a", "a", "a"}), 1);
+  EXPECT_EQ(rotation_period({"a", "b"}), 2);
+  EXPECT_EQ(rotation_period({"a", "b", "a"}), 3);
+  EXPECT_EQ(rotation_period({"a", "b", "c", "a", "b", "c"}), 3);
+}
+
+TEST(Simulator, DuplicateDealsPlayEachDistinctSeatingOnce) {
+  // One greedy against three random: four seatings a deal. Two of each, alternating: two.
+  SimConfig config = config_for("agram", 8, {"greedy", "random", "random", "random"});
+  config.duplicate = true;
+  EXPECT_EQ(run(config).games_per_deal, 4);
+  config.bots = {"greedy", "random", "greedy", "random"};
+  EXPECT_EQ(run(config).games_per_deal, 2);
+  config.bots = {"greedy"};
+  config.seats = 4;
+  EXPECT_EQ(run(config).games_per_deal, 1);
 }
 
 TEST(Simulator, RejectsBadConfigs) {
