@@ -44,6 +44,17 @@ struct IsmctsGame {
   // True: playouts move every seat by the greedy heuristic instead of at random (a game whose
   // random play says little about a move: Splendor's).
   bool greedy_playouts = false;
+  // True: every sampled world plays out each of the seat's moves, with the same random source
+  // for each, instead of one move picked by UCB1. The moves are then compared on the same
+  // cards (common random numbers), which matters where the cards dealt swing a hand's outcome
+  // far more than the choice of card does (Spades, Bid Whist), and the world is sampled and its
+  // hand replayed once for all of them. `iterations` counts playouts either way.
+  bool every_move_per_world = false;
+  // Nonzero: the playout length, in moves, that `iterations` is priced at. A decision stops once
+  // its playouts have made iterations × this many moves, so one early in a hand, whose playouts
+  // are long, runs fewer of them and one near its end (short playouts) all. A count of moves,
+  // not a clock, so the move chosen still depends only on the seed, the events and the budget.
+  int playout_moves = 0;
 };
 
 // The determinization of `kind`, or null when the kind has none.

@@ -79,7 +79,16 @@ std::unique_ptr<Game> sample_spades_world(const Json& view, std::span<const Json
   return world;
 }
 
-const IsmctsGame kIsmctsSpades = {sample_spades_world, spades_hand_over, spades_reward,
-                                  spades_searches, 100};
+// Every move is played out on each world: what cards a seat was dealt swings a hand's score
+// far more than one card choice does, and comparing the choices on the same worlds cancels
+// that. 400 playouts priced at 26 moves: a decision in the first tricks (50-move playouts)
+// runs about 200, one in the last tricks all 400 (docs/BENCHMARKS.md, "Search bots").
+const IsmctsGame kIsmctsSpades = {.sample = sample_spades_world,
+                                  .hand_over = spades_hand_over,
+                                  .reward = spades_reward,
+                                  .searches = spades_searches,
+                                  .iterations = 400,
+                                  .every_move_per_world = true,
+                                  .playout_moves = 26};
 
 }  // namespace parlor::bots

@@ -1,6 +1,7 @@
 #include "bots/ismcts.h"
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -53,27 +54,57 @@ class IsmctsStrategy final : public Strategy {
 
     const auto start = std::chrono::steady_clock::now();
     int worlds = 0;
-    for (int i = 0; i < budget_.iterations; ++i) {
+    // A world that cannot be built still counts against the budget, so a sampler that keeps
+    // failing cannot stall the decision.
+    const int step = game_.every_move_per_world ? static_cast<int>(legal.size()) : 1;
+    const std::int64_t move_cap =
+        static_cast<std::int64_t>(budget_.iterations) * game_.playout_moves;
+    std::int64_t moves = 0;
+    for (int i = 0; i < budget_.iterations; i += step) {
       if (budget_.time.count() > 0 && std::chrono::steady_clock::now() - start >= budget_.time) {
         break;
       }
+      if (move_cap > 0 && moves >= move_cap) break;
       auto world = game_.sample(view, events_, search_rng);
       if (!world || world->to_act() != std::vector<Seat>{you}) continue;
       ++worlds;
-      iterate(*world, you, stats, search_rng);
+      moves += game_.every_move_per_world ? iterate_every_move(*world, you, stats, search_rng)
+                                          : iterate(*world, you, stats, search_rng);
     }
     if (worlds == 0) return fallback_->choose(view, prompt, rng);
     const MoveStats* best = &stats.front();
     for (const MoveStats& s : stats) {
-      if (s.visits > best->visits || (s.visits == best->visits && s.reward > best->reward)) {
+      if (game_.every_move_per_world
+              ? mean(s) > mean(*best)
+              : s.visits > best->visits || (s.visits == best->visits && s.reward > best->reward)) {
         best = &s;
       }
     }
     return *best->move;
   }
 
+  static double mean(const MoveStats& s) { return s.visits > 0 ? s.reward / s.visits : -1; }
+
+  // One world, every move of the seat that is legal in it, each played out from the same seed.
+  // Returns the moves the playouts made.
+  std::int64_t iterate_every_move(const Game& world, Seat you, std::vector<MoveStats>& stats,
+                                  Rng& rng) const {
+    const std::uint64_t playout_seed = rng.next();
+    std::int64_t moves = 0;
+    for (MoveStats& s : stats) {
+      const std::unique_ptr<Game> line = world.clone();
+      if (!line->apply(you, *s.move).ok()) continue;
+      Rng playout_rng(playout_seed);
+      moves += 1 + play_out(*line, world, playout_rng);
+      s.reward += game_.reward(world, *line, you);
+      ++s.visits;
+    }
+    return moves;
+  }
+
   // One iteration: choose among the moves legal in this world by UCB1, play it and play out.
-  void iterate(Game& world, Seat you, std::vector<MoveStats>& stats, Rng& rng) const {
+  // Returns the moves the playout made.
+  std::int64_t iterate(Game& world, Seat you, std::vector<MoveStats>& stats, Rng& rng) const {
     const Json world_legal = world.legal_moves(you);
     MoveStats* pick = nullptr;
     double pick_score = -1;
@@ -97,25 +128,29 @@ class IsmctsStrategy final : public Strategy {
         pick = &s;
       }
     }
-    if (!pick) return;
+    if (!pick) return 0;
     const std::unique_ptr<Game> root = world.clone();
-    if (!world.apply(you, *pick->move).ok()) return;
-    play_out(world, *root, rng);
+    if (!world.apply(you, *pick->move).ok()) return 0;
+    const std::int64_t moves = 1 + play_out(world, *root, rng);
     pick->reward += game_.reward(*root, world, you);
     ++pick->visits;
+    return moves;
   }
 
   // Uniformly random (or greedy) moves for every seat until the hand `root` was in is over.
-  void play_out(Game& world, const Game& root, Rng& rng) const {
-    for (int moves = 0; moves < kMaxPlayoutMoves && !game_.hand_over(root, world); ++moves) {
+  // Returns the moves made.
+  std::int64_t play_out(Game& world, const Game& root, Rng& rng) const {
+    int moves = 0;
+    for (; moves < kMaxPlayoutMoves && !game_.hand_over(root, world); ++moves) {
       const std::vector<Seat> acting = world.to_act();
-      if (acting.empty()) return;
+      if (acting.empty()) break;
       const Json prompt = world.prompt(acting.front());
       const Json move = game_.greedy_playouts
                             ? fallback_->choose(world.view(acting.front()), prompt, rng)
                             : random_move(prompt, rng);
-      if (move.is_null() || !world.apply(acting.front(), move).ok()) return;
+      if (move.is_null() || !world.apply(acting.front(), move).ok()) break;
     }
+    return moves;
   }
 
   const IsmctsGame& game_;

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bots/hidden_deal.h"
@@ -258,6 +259,46 @@ TEST(IsmctsSearch, FindsTheForcedWinOfAnAgramEndgame) {
   Rng rng(parlor::testing::test_seed(5));
   const Json move = strategy->choose(position->view(0), position->prompt(0), rng);
   EXPECT_EQ(move, Json({{"action", "play"}, {"card", "3C"}}));
+}
+
+TEST(IsmctsSearch, FindsTheForcedWinPlayingEveryMoveOnEachWorld) {
+  IsmctsGame endgame = kIsmctsAgram;
+  endgame.sample = agram_endgame_world;
+  endgame.every_move_per_world = true;
+  Rng unused(1);
+  const auto position = agram_endgame_world(nullptr, {}, unused);
+  auto strategy = make_ismcts(endgame, make_strategy("greedy", "agram"), SearchBudget{40});
+  Rng rng(parlor::testing::test_seed(6));
+  const Json move = strategy->choose(position->view(0), position->prompt(0), rng);
+  EXPECT_EQ(move, Json({{"action", "play"}, {"card", "3C"}}));
+}
+
+// Playouts scored, counted through the reward (a function pointer: no state of its own).
+int g_playouts = 0;
+double counted_agram_reward(const Game& root, const Game& world, Seat seat) {
+  ++g_playouts;
+  return kIsmctsAgram.reward(root, world, seat);
+}
+
+// Agram's budget is priced at 16-move playouts: a deal's first lead two-handed plays out 12
+// moves, so all 400 iterations run; four-handed it plays out 24, so the search stops once
+// 400 x 16 moves are made, after ceil(6400 / 24) = 267 playouts.
+TEST(IsmctsSearch, PlayoutMoveBudgetRunsFewerLongPlayouts) {
+  IsmctsGame counted = kIsmctsAgram;
+  counted.reward = counted_agram_reward;
+  const std::uint64_t seed = parlor::testing::test_seed(11);
+  std::printf("seed %llu (PARLOR_SEED)\n", static_cast<unsigned long long>(seed));
+  for (const auto& [seats, playouts] : {std::pair{2, 400}, std::pair{4, 267}}) {
+    std::string error;
+    auto game = create_game(*find_game("agram"), nullptr, seats, seed, nullptr, error);
+    ASSERT_TRUE(game) << error;
+    const Seat you = game->to_act().front();
+    auto strategy = make_ismcts(counted, make_strategy("greedy", "agram"), SearchBudget{400});
+    Rng rng(seed);
+    g_playouts = 0;
+    strategy->choose(game->view(you), game->prompt(you), rng);
+    EXPECT_EQ(g_playouts, playouts) << seats << " seats";
+  }
 }
 
 // Whole games with every seat searching at a small budget: every answer legal, and the same

@@ -122,6 +122,13 @@ void LoadClient::handle(const Json& message) {
         R"({"type":"move","room":)" + Json(plan_->room).dump() + R"(,"seq":)";
     for (auto& notify : plan_->waiting) notify();
     plan_->waiting.clear();
+    for (int seat = 1; seat < plan_->seats && !plan_->bot_strategy.empty(); ++seat) {
+      send(Json{{"type", "add_bot"},
+                {"room", plan_->room},
+                {"seat", seat},
+                {"strategy", plan_->bot_strategy}}
+               .dump());
+    }
   } else if (type == "room" && seat_ == 0) {
     if (!plan_->node) {
       plan_->node = message.value("node", "");

@@ -44,6 +44,9 @@ struct RoomPlan {
   // {"type":"move","room":ROOM,"seq": — every move request of the room starts so.
   std::string move_request_start;
   Json options = Json::object();
+  // Non-empty: seat 0 is the room's only client and fills every other seat with a server bot
+  // of this strategy (add_bot) before it starts the game.
+  std::string bot_strategy;
   // Seats that said hello before the room existed, to be told when it does.
   std::vector<std::function<void()>> waiting;
   // With LoadSettings::follow_room_node: the room's node ("" on a single server), known from

@@ -4,6 +4,11 @@
 //
 //   parlor-load --url ws://127.0.0.1:8080/ws --game bigtwo --rooms 100 --seats 4
 //               --duration 10 [--think-ms 0] [--follow-room-node] [--json]
+//               [--bot-rooms M [--bot-strategy hard] [--bot-game KIND]]
+//
+// --bot-rooms opens M more rooms, each with one client at seat 0 and server bots (add_bot) in
+// every other seat, played over and over: the load of bots thinking next to the measured
+// rooms. Throughput and latency count the R rooms only; the bot rooms are reported apart.
 //
 // The server must allow the message rate (e.g. --rate-per-second 1000 --rate-burst 1000)
 // and the connections per IP (--max-connections-per-ip, --max-handshakes-per-ip).
@@ -36,13 +41,16 @@ struct Args {
   bool json = false;
   std::uint64_t seed = 1;
   bool follow_room_node = false;
+  int bot_rooms = 0;
+  std::string bot_strategy = "hard";
+  std::string bot_game;  // empty: --game
 };
 
 int usage(const std::string& error) {
   if (!error.empty()) std::cerr << "parlor-load: " << error << "\n";
   std::cerr << "usage: parlor-load --url ws://HOST:PORT/ws --game KIND --rooms R --seats S "
                "--duration SECONDS [--think-ms N] [--ramp-ms N] [--seed N] [--follow-room-node] "
-               "[--json]\n";
+               "[--json] [--bot-rooms M [--bot-strategy S] [--bot-game KIND]]\n";
   return 2;
 }
 
@@ -92,6 +100,12 @@ int main(int argc, char** argv) {
         args.follow_room_node = true;
       else if (flag == "--json")
         args.json = true;
+      else if (flag == "--bot-rooms")
+        args.bot_rooms = std::stoi(value());
+      else if (flag == "--bot-strategy")
+        args.bot_strategy = value();
+      else if (flag == "--bot-game")
+        args.bot_game = value();
       else if (flag == "--help")
         return usage("");
       else
@@ -102,9 +116,10 @@ int main(int argc, char** argv) {
   }
   // Bounded by design: at most 20,000 connections and one hour.
   if (args.rooms < 1 || args.seats < 1 || args.rooms * args.seats > 20000 || args.duration <= 0 ||
-      args.duration > 3600) {
-    return usage("rooms x seats must be 1..20000 and duration 0..3600 s");
+      args.duration > 3600 || args.bot_rooms < 0 || args.bot_rooms > 1000) {
+    return usage("rooms x seats must be 1..20000, bot rooms 0..1000 and duration 0..3600 s");
   }
+  if (args.bot_game.empty()) args.bot_game = args.game;
   if (args.url.rfind("ws://", 0) != 0) return usage("--url must start with ws://");
   std::string url_error;
   const auto url = client::parse_ws_url(args.url, url_error);
@@ -118,11 +133,23 @@ int main(int argc, char** argv) {
   boost::asio::ip::tcp::resolver resolver(io);
   const auto endpoints = resolver.resolve(settings.url.host, settings.url.port);
   LoadStats stats;
+  LoadStats bot_stats;  // the bot rooms' own client: not part of the measured rooms' figures
   std::vector<std::shared_ptr<LoadClient>> clients;
   const auto started = Clock::now();
   settings.stop_at = started + std::chrono::milliseconds(args.ramp_ms) +
                      std::chrono::milliseconds(static_cast<long>(args.duration * 1000));
   parlor::Rng seeds(args.seed);
+
+  // The bot rooms first, so their bots are thinking before the measured window opens.
+  for (int r = 0; r < args.bot_rooms; ++r) {
+    auto plan = std::make_shared<RoomPlan>();
+    plan->kind = args.bot_game;
+    plan->seats = args.seats;
+    plan->bot_strategy = args.bot_strategy;
+    auto client = std::make_shared<LoadClient>(io, settings, plan, 0, seeds.next(), bot_stats);
+    client->start(endpoints);
+    clients.push_back(client);
+  }
 
   // Ramp up: rooms are opened evenly over --ramp-ms so the server's per-IP handshake
   // limit and the listen backlog are not hit all at once.
@@ -158,6 +185,8 @@ int main(int argc, char** argv) {
     stats.moves = 0;
     stats.states = 0;
     stats.latencies_us.clear();
+    bot_stats.moves = 0;
+    bot_stats.games = 0;
     cpu_at_measure = cpu_seconds();
     measure_start = Clock::now();
   });
@@ -183,6 +212,10 @@ int main(int argc, char** argv) {
     errors[code] = count;
     error_count += count;
   }
+  for (const auto& [code, count] : bot_stats.errors) {
+    errors["bot_rooms_" + code] = count;
+    error_count += count;
+  }
   parlor::Json report = {
       {"game", args.game},
       {"rooms", args.rooms},
@@ -199,7 +232,12 @@ int main(int argc, char** argv) {
       {"errors", errors},
       {"reconnects", stats.reconnects},
       {"load_cpu_seconds", cpu},
-      {"load_cpu_us_per_move", stats.moves ? cpu * 1e6 / static_cast<double>(stats.moves) : 0}};
+      {"load_cpu_us_per_move", stats.moves ? cpu * 1e6 / static_cast<double>(stats.moves) : 0},
+      {"bot_rooms", args.bot_rooms},
+      {"bot_strategy", args.bot_rooms ? Json(args.bot_strategy) : Json(nullptr)},
+      {"bot_game", args.bot_rooms ? Json(args.bot_game) : Json(nullptr)},
+      {"bot_rooms_client_moves", bot_stats.moves},
+      {"bot_rooms_games_finished", bot_stats.games}};
   if (args.json) {
     std::cout << report.dump(2) << "\n";
   } else {
@@ -212,6 +250,9 @@ int main(int argc, char** argv) {
               << "  latency ms        p50 " << p50 << "  p90 " << p90 << "  p99 " << p99 << "  max "
               << max << "\n"
               << "  errors            " << (error_count ? errors.dump() : "none") << "\n"
+              << "  bot rooms         " << args.bot_rooms << " (" << args.bot_strategy << " "
+              << args.bot_game << "): " << bot_stats.moves << " client moves, " << bot_stats.games
+              << " games finished\n"
               << "  parlor-load CPU   " << cpu << " s ("
               << report["load_cpu_us_per_move"].get<double>() << " us/move)\n";
   }

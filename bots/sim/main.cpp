@@ -35,7 +35,9 @@ constexpr const char* kUsage =
     "  --options   room options as a JSON object, e.g. '{\"deals\":3}'\n"
     "  --rotate    shift the bots one seat each game (each strategy plays every seat)\n"
     "  --duplicate deal each hand once per seat, the bots shifted one seat each time\n"
-    "              (implies --rotate; --games should be a multiple of the seats)\n"
+    "              (once per period of a list that repeats, e.g. 2 for a,b,a,b; implies\n"
+    "              --rotate; --games should be a multiple of it); with two strategies\n"
+    "              the report adds the paired points difference per deal\n"
     "  --json      print the report as JSON\n"
     "  --no-fast-path  send random play through views and prompts too (for comparison)\n"
     "\n"
@@ -182,6 +184,7 @@ int main(int argc, char** argv) {
     return run_report(std::move(report_config), out_dir);
   }
 
+  config.points = true;
   std::string error;
   const auto start = std::chrono::steady_clock::now();
   const auto report = parlor::sim::run_simulation(config, error);

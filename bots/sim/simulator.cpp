@@ -1,7 +1,9 @@
 #include "bots/sim/simulator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <memory>
 
 #include "bots/sim/standings.h"
@@ -22,6 +24,8 @@ struct Totals {
   double legal_moves = 0;
   GameQuality quality_sum;
   std::vector<ThinkTime> think;  // per strategy name
+  // Per game, per strategy: the mean final standing of the sides at its seats (NaN: not seated).
+  std::vector<std::vector<double>> points;
 };
 
 struct Table {
@@ -29,6 +33,7 @@ struct Table {
   std::vector<int> strategy_index;                          // per listed seat -> name index
   std::vector<std::string> names;                           // distinct, in order of appearance
   bool observed = false;  // some strategy reads the events (no fast path: it skips them)
+  int period = 1;         // rotation_period of the listed seats
 };
 
 std::optional<Table> make_table(const std::string& kind, const std::vector<std::string>& bots,
@@ -61,7 +66,8 @@ bool play_game(Game& game, Table& table, const GameProbe& probe, const SimConfig
   std::vector<double> standing(static_cast<std::size_t>(sides), 0.0);
   trajectory.reset(sides);
   const bool rotate = config.rotate || config.duplicate;
-  const int shift = rotate ? static_cast<int>(game_number % seats) : 0;
+  const int period = config.duplicate ? table.period : seats;
+  const int shift = rotate ? static_cast<int>(game_number % period) : 0;
   auto listed_seat = [&](Seat seat) { return static_cast<std::size_t>((seat + shift) % seats); };
 
   for (auto& strategy : table.strategies) strategy->reset();
@@ -129,6 +135,19 @@ bool play_game(Game& game, Table& table, const GameProbe& probe, const SimConfig
       ++totals.strategy_wins[strategy];
     }
   }
+  if (config.points) {
+    std::vector<double> sum(table.names.size(), 0.0);
+    std::vector<int> count(table.names.size(), 0);
+    for (Seat seat = 0; seat < seats; ++seat) {
+      const auto strategy = static_cast<std::size_t>(table.strategy_index[listed_seat(seat)]);
+      sum[strategy] += standing[static_cast<std::size_t>(probe.side_of(seat))];
+      ++count[strategy];
+    }
+    std::vector<double>& points = totals.points.emplace_back();
+    for (std::size_t i = 0; i < sum.size(); ++i) {
+      points.push_back(count[i] > 0 ? sum[i] / count[i] : std::nan(""));
+    }
+  }
   totals.moves += moves;
   totals.decisions += static_cast<std::int64_t>(trajectory.branching().size());
   for (double b : trajectory.branching()) totals.legal_moves += b;
@@ -143,6 +162,19 @@ bool play_game(Game& game, Table& table, const GameProbe& probe, const SimConfig
 }
 
 }  // namespace
+
+int rotation_period(const std::vector<std::string>& bots) {
+  const auto n = static_cast<int>(bots.size());
+  for (int p = 1; p < n; ++p) {
+    if (n % p != 0) continue;
+    bool same = true;
+    for (int s = 0; s < n && same; ++s) {
+      same = bots[static_cast<std::size_t>(s)] == bots[static_cast<std::size_t>((s + p) % n)];
+    }
+    if (same) return p;
+  }
+  return std::max(n, 1);
+}
 
 std::uint64_t mix_seed(std::uint64_t value) {
   value += 0x9E3779B97F4A7C15ULL;
@@ -163,6 +195,44 @@ double prompt_branching(const Json& prompt) {
     return std::round(ways);
   }
   return 0;
+}
+
+double t_quantile_975(std::int64_t df) {
+  if (df <= 0) return std::numeric_limits<double>::infinity();
+  // Table values up to four degrees of freedom; beyond, the Cornish-Fisher expansion of t about
+  // the normal quantile, within 0.001 of the table from five on.
+  if (df == 1) return 12.706204736174698;
+  if (df == 2) return 4.302652729749464;
+  if (df == 3) return 3.182446305284263;
+  if (df == 4) return 2.776445105197793;
+  constexpr double z = 1.959963984540054;
+  const auto n = static_cast<double>(df);
+  const double z3 = z * z * z;
+  const double z5 = z3 * z * z;
+  const double z7 = z5 * z * z;
+  const double z9 = z7 * z * z;
+  return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n) +
+         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * n * n * n) +
+         (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / (92160 * n * n * n * n);
+}
+
+MeanInterval make_mean_interval(const std::vector<double>& samples) {
+  MeanInterval m;
+  m.samples = static_cast<std::int64_t>(samples.size());
+  if (samples.empty()) return m;
+  double sum = 0;
+  for (double x : samples) sum += x;
+  m.mean = sum / static_cast<double>(samples.size());
+  m.low = m.mean;
+  m.high = m.mean;
+  if (samples.size() < 2) return m;
+  double squares = 0;
+  for (double x : samples) squares += (x - m.mean) * (x - m.mean);
+  const auto n = static_cast<double>(samples.size());
+  const double half = t_quantile_975(m.samples - 1) * std::sqrt(squares / (n - 1) / n);
+  m.low = m.mean - half;
+  m.high = m.mean + half;
+  return m;
 }
 
 Rate make_rate(std::int64_t wins, std::int64_t trials) {
@@ -219,6 +289,7 @@ std::optional<SimReport> run_simulation(const SimConfig& config, std::string& er
   }
   auto table = make_table(config.kind, bots, error);
   if (!table) return std::nullopt;
+  table->period = rotation_period(bots);
   const auto probe = make_probe(config.kind);
 
   Totals totals;
@@ -228,7 +299,7 @@ std::optional<SimReport> run_simulation(const SimConfig& config, std::string& er
   for (const std::string& name : table->names) totals.think.push_back({name, 0, 0, 0});
   Trajectory trajectory;
   for (std::int64_t i = 0; i < config.games; ++i) {
-    const std::int64_t deal = config.duplicate ? i / seats : i;
+    const std::int64_t deal = config.duplicate ? i / table->period : i;
     const std::uint64_t game_seed =
         mix_seed(config.seed ^ mix_seed(static_cast<std::uint64_t>(deal)));
     const auto game = info->create(normalized, seats, game_seed);
@@ -247,6 +318,7 @@ std::optional<SimReport> run_simulation(const SimConfig& config, std::string& er
   report.bots = bots;
   report.rotate = config.rotate || config.duplicate;
   report.duplicate = config.duplicate;
+  report.games_per_deal = config.duplicate ? table->period : 1;
   report.think_times = totals.think;
   for (auto wins : totals.seat_wins) report.seat_rates.push_back(make_rate(wins, config.games));
   for (std::size_t i = 0; i < table->names.size(); ++i) {
@@ -266,6 +338,29 @@ std::optional<SimReport> run_simulation(const SimConfig& config, std::string& er
   report.quality.spread /= games;
   report.quality.convergence /= games;
   report.fairness = fairness(totals.seat_wins);
+  if (config.points) {
+    report.points = true;
+    for (std::size_t i = 0; i < table->names.size(); ++i) {
+      std::vector<double> samples;
+      for (const auto& game : totals.points) {
+        if (!std::isnan(game[i])) samples.push_back(game[i]);
+      }
+      report.strategy_points.push_back(make_mean_interval(samples));
+    }
+    if (config.duplicate && table->names.size() == 2) {
+      // One sample per deal played from every seat; a last deal cut short by --games is left out.
+      std::vector<double> per_deal;
+      const auto period = static_cast<std::size_t>(table->period);
+      for (std::size_t first = 0; first + period <= totals.points.size(); first += period) {
+        double sum = 0;
+        for (std::size_t g = first; g < first + period; ++g) {
+          sum += totals.points[g][0] - totals.points[g][1];
+        }
+        per_deal.push_back(sum / static_cast<double>(period));
+      }
+      report.paired = PairedPoints{table->names[0], table->names[1], make_mean_interval(per_deal)};
+    }
+  }
   return report;
 }
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "bots/sim/quality.h"
 
 namespace parlor::sim {
@@ -27,7 +29,9 @@ SimConfig config_for(const char* kind, std::int64_t games, std::vector<std::stri
 
 TEST(Simulator, SameSeedSameReport) {
   for (const char* kind : {"bigtwo", "spades", "bidwhist", "agram", "splendor"}) {
-    const SimConfig config = config_for(kind, 20, {"greedy", "random"});
+    SimConfig config = config_for(kind, 20, {"greedy", "random"});
+    config.duplicate = true;
+    config.points = true;
     EXPECT_EQ(report_to_json(run(config)).dump(), report_to_json(run(config)).dump()) << kind;
     EXPECT_EQ(report_to_text(run(config)), report_to_text(run(config))) << kind;
   }
@@ -60,6 +64,67 @@ TEST(Simulator, CountsEveryGameAndSeat) {
   EXPECT_EQ(report.strategy_rates[0].rate.trials, 100);
   EXPECT_EQ(report.strategy_rates[1].rate.trials, 200);
   EXPECT_DOUBLE_EQ(report.moves_per_game, 18);  // six tricks of three cards
+}
+
+TEST(Simulator, PairedPointsPerDeal) {
+  // Greedy against random in Spades, partners against partners: 20 deals, each played with
+  // the teams one way and then the other, and one game of a 21st deal that the paired measure
+  // leaves out.
+  SimConfig config = config_for("spades", 41, {"greedy", "random", "greedy", "random"});
+  config.duplicate = true;
+  config.points = true;
+  config.options = {{"target", 100}};
+  const SimReport report = run(config);
+  ASSERT_TRUE(report.paired);
+  EXPECT_EQ(report.paired->first, "greedy");
+  EXPECT_EQ(report.paired->second, "random");
+  EXPECT_EQ(report.games_per_deal, 2);
+  EXPECT_EQ(report.paired->difference.samples, 20);
+  ASSERT_EQ(report.strategy_points.size(), 2U);
+  EXPECT_EQ(report.strategy_points[0].samples, 41);
+  EXPECT_EQ(report.strategy_points[1].samples, 41);
+  // Random overbids, underbids and throws tricks away: greedy's side is far ahead on every deal.
+  EXPECT_GT(report.paired->difference.low, 0);
+  EXPECT_LE(report.paired->difference.low, report.paired->difference.mean);
+  EXPECT_GE(report.paired->difference.high, report.paired->difference.mean);
+
+  // The same games counted to a whole number of deals: both strategies sit in every game, so
+  // the paired mean is the difference of the strategies' mean points.
+  config.games = 40;
+  const SimReport whole = run(config);
+  ASSERT_TRUE(whole.paired);
+  EXPECT_NEAR(whole.paired->difference.mean,
+              whole.strategy_points[0].mean - whole.strategy_points[1].mean, 1e-9);
+  EXPECT_DOUBLE_EQ(whole.paired->difference.mean, report.paired->difference.mean);
+
+  // No pairing without duplicate deals, or with three strategies.
+  config.duplicate = false;
+  EXPECT_FALSE(run(config).paired);
+  config.duplicate = true;
+  config.bots = {"greedy", "random", "ismcts:2"};
+  config.games = 8;
+  EXPECT_FALSE(run(config).paired);
+}
+
+TEST(Simulator, RotationPeriod) {
+  EXPECT_EQ(rotation_period({"a", "b", "a", "b"}), 2);
+  EXPECT_EQ(rotation_period({"a", "b", "b", "b"}), 4);
+  EXPECT_EQ(rotation_period({"a", "a", "a"}), 1);
+  EXPECT_EQ(rotation_period({"a", "b"}), 2);
+  EXPECT_EQ(rotation_period({"a", "b", "a"}), 3);
+  EXPECT_EQ(rotation_period({"a", "b", "c", "a", "b", "c"}), 3);
+}
+
+TEST(Simulator, DuplicateDealsPlayEachDistinctSeatingOnce) {
+  // One greedy against three random: four seatings a deal. Two of each, alternating: two.
+  SimConfig config = config_for("agram", 8, {"greedy", "random", "random", "random"});
+  config.duplicate = true;
+  EXPECT_EQ(run(config).games_per_deal, 4);
+  config.bots = {"greedy", "random", "greedy", "random"};
+  EXPECT_EQ(run(config).games_per_deal, 2);
+  config.bots = {"greedy"};
+  config.seats = 4;
+  EXPECT_EQ(run(config).games_per_deal, 1);
 }
 
 TEST(Simulator, RejectsBadConfigs) {
@@ -112,6 +177,31 @@ TEST(Quality, WilsonInterval) {
   const Rate none = make_rate(0, 10);
   EXPECT_DOUBLE_EQ(none.low, 0);
   EXPECT_GT(none.high, 0.25);
+}
+
+TEST(Quality, StudentT) {
+  // Table values of the 97.5th percentile.
+  EXPECT_NEAR(t_quantile_975(1), 12.706, 1e-3);
+  EXPECT_NEAR(t_quantile_975(2), 4.303, 1e-3);
+  EXPECT_NEAR(t_quantile_975(3), 3.182, 1e-3);
+  EXPECT_NEAR(t_quantile_975(4), 2.776, 1e-3);
+  EXPECT_NEAR(t_quantile_975(5), 2.571, 1e-3);
+  EXPECT_NEAR(t_quantile_975(10), 2.228, 1e-3);
+  EXPECT_NEAR(t_quantile_975(30), 2.042, 1e-3);
+  EXPECT_NEAR(t_quantile_975(1000), 1.962, 1e-3);
+}
+
+TEST(Quality, MeanInterval) {
+  // Mean 3, sample standard deviation sqrt(2.5), standard error sqrt(0.5), t(4) = 2.776.
+  const MeanInterval m = make_mean_interval({1, 2, 3, 4, 5});
+  EXPECT_EQ(m.samples, 5);
+  EXPECT_DOUBLE_EQ(m.mean, 3);
+  EXPECT_NEAR(m.high - m.mean, 2.776 * std::sqrt(0.5), 1e-3);
+  EXPECT_NEAR(m.mean - m.low, m.high - m.mean, 1e-12);
+  const MeanInterval one = make_mean_interval({4});
+  EXPECT_DOUBLE_EQ(one.low, 4);
+  EXPECT_DOUBLE_EQ(one.high, 4);
+  EXPECT_EQ(make_mean_interval({}).samples, 0);
 }
 
 }  // namespace

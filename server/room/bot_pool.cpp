@@ -4,7 +4,14 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <thread>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace parlor::server {
 namespace {
@@ -21,10 +28,32 @@ boost::asio::thread_pool& bot_pool() {
   return pool;
 }
 
+// A thinking bot runs at a lower scheduling priority than the threads serving players: where
+// both want one core (a pool thread and an io_context thread on the same CPU), the scheduler
+// lets the player's message through first and the bot takes the time left over, instead of
+// the two sharing the core evenly and the player's reply waiting for the bot's time slice.
+// Linux keeps a nice value per thread; elsewhere the pool runs at the process's priority.
+constexpr int kThinkNice = 10;  // added to the thread's nice value (19 at most)
+
+void lower_this_thread() {
+#if defined(__linux__)
+  thread_local bool lowered = false;
+  if (lowered) return;
+  lowered = true;
+  const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+  errno = 0;
+  const int now = getpriority(PRIO_PROCESS, tid);
+  if (errno == 0) setpriority(PRIO_PROCESS, tid, std::min(19, now + kThinkNice));
+#endif
+}
+
 }  // namespace
 
 void post_bot_think(std::function<void()> think) {
-  boost::asio::post(bot_pool(), std::move(think));
+  boost::asio::post(bot_pool(), [think = std::move(think)] {
+    lower_this_thread();
+    think();
+  });
 }
 
 }  // namespace parlor::server

@@ -6,7 +6,9 @@
 #   tests/bench/server_load.sh BUILD_DIR ROOMS THINK_MS SECONDS STORE [SEATS] [GAME]
 #   e.g. tests/bench/server_load.sh build/release 100 0 10 none
 # STORE is sqlite, none or a postgres:// URL; PARLOR_BENCH_SERVER_FLAGS adds server flags
-# (cluster mode: "--cluster redis://127.0.0.1:PORT --node-id bench").
+# (cluster mode: "--cluster redis://127.0.0.1:PORT --node-id bench"), PARLOR_BENCH_LOAD_FLAGS
+# parlor-load flags (rooms of thinking server bots beside the measured ones:
+# "--bot-rooms 4 --bot-strategy hard --bot-game spades").
 # The server takes every other setting from PARLOR_* variables, e.g. an external game:
 #   PARLOR_ENGINE=whist=http://127.0.0.1:9001 tests/bench/server_load.sh build/release 100 0 10 none 4 whist
 set -euo pipefail
@@ -25,7 +27,8 @@ ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
 rss_before=$(awk '/VmRSS/ {print $2}' "/proc/$server/status")
 ramp_ms=$((rooms * 2 > 1000 ? rooms * 2 : 1000))
 taskset -c 1 "$build/bots/parlor-load" --url "ws://127.0.0.1:$port/ws" --game "$game" --rooms "$rooms" \
-  --seats "$seats" --think-ms "$think" --duration "$seconds" --ramp-ms "$ramp_ms" --json >"$out.load" &
+  --seats "$seats" --think-ms "$think" --duration "$seconds" --ramp-ms "$ramp_ms" \
+  ${PARLOR_BENCH_LOAD_FLAGS:-} --json >"$out.load" &
 load=$!
 # Measure the server's CPU inside the load's measured window (after its ramp-up), and divide by
 # the moves the load counted per second: asking the server itself (/metrics) while it is

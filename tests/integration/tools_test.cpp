@@ -194,6 +194,46 @@ TEST(ParlorLoad, ShortRunReportsMovesLatencyAndNoErrors) {
   EXPECT_LE(report["latency_ms"]["p50"].get<double>(), report["latency_ms"]["max"].get<double>());
 }
 
+// --bot-rooms: one more room whose other seats are server bots, counted apart from the
+// measured rooms.
+TEST(ParlorLoad, BotRoomsAreFilledWithServerBotsAndReportedApart) {
+  server::ServerConfig config = ServerFixture::test_config();
+  config.bot_delay = std::chrono::milliseconds(1);
+  ServerFixture server(config);
+  Child load({PARLOR_LOAD_PATH,
+              "--url",
+              url_of(server),
+              "--game",
+              "bigtwo",
+              "--rooms",
+              "2",
+              "--seats",
+              "4",
+              "--duration",
+              "3",
+              "--ramp-ms",
+              "200",
+              "--seed",
+              "5",
+              "--json",
+              "--bot-rooms",
+              "1",
+              "--bot-strategy",
+              "medium"});
+  ASSERT_TRUE(load.started());
+  const std::string out = load.read_all(20s);
+  EXPECT_EQ(load.wait(5s), 0) << out;
+  const Json report = Json::parse(out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << out;
+  EXPECT_EQ(report["errors"], Json::object()) << out;
+  EXPECT_EQ(report["connections"], 8);  // the measured rooms' players only
+  EXPECT_EQ(report["bot_rooms"], 1);
+  EXPECT_EQ(report["bot_strategy"], "medium");
+  // The bot room's one player moves only if three bots took the other seats and played.
+  EXPECT_GT(report["bot_rooms_client_moves"].get<std::int64_t>(), 0) << out;
+  EXPECT_GT(report["moves"].get<std::int64_t>(), 0);
+}
+
 TEST(ParlorBot, TwoBotsPlayABigTwoGameToTheEnd) {
   ServerFixture server;
   Child alice(bot_args(server, {"--name", "alice", "--create", "bigtwo", "--seats", "2",
