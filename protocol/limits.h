@@ -13,7 +13,7 @@ namespace parlor::protocol {
 struct Limits {
   // A frame larger than this is refused before parsing. Commands are well under 1 KiB;
   // the WebSocket layer should close above its own (equal) limit before we ever see it.
-  std::size_t max_frame_bytes = 16 * 1024;
+  std::size_t max_frame_bytes = std::size_t{16} * 1024;
   // Open objects and arrays at once; the top-level object counts as 1.
   int max_depth = 32;
   // Keys in one object, duplicates counted, so a single object cannot grow without bound.

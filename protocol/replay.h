@@ -21,7 +21,7 @@ struct ReplayStep {
   Json move;  // the move itself, only when the viewer made it; else null (omitted)
 };
 
-struct Replay {
+struct Replay {  // NOLINT(bugprone-exception-escape): Json's move (games/core/game.h)
   std::string room;
   std::string kind;
   int game = 0;

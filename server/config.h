@@ -48,13 +48,13 @@ struct ServerConfig {
   std::string tls_key;
 
   // WebSocket and JSON limits.
-  std::size_t max_message_bytes = 16 * 1024;
-  std::size_t max_http_header_bytes = 8 * 1024;
+  std::size_t max_message_bytes = std::size_t{16} * 1024;
+  std::size_t max_http_header_bytes = std::size_t{8} * 1024;
   std::chrono::milliseconds handshake_timeout{10'000};
   // A connection silent this long is closed; it is pinged after half of it.
   std::chrono::milliseconds dead_after{25'000};
   std::size_t max_queue_messages = 64;
-  std::size_t max_queue_bytes = 256 * 1024;
+  std::size_t max_queue_bytes = std::size_t{256} * 1024;
   double rate_per_second = 20;
   double rate_burst = 40;
   int rate_strikes_before_close = 20;  // rate_limited replies before closing with 1008

@@ -20,7 +20,7 @@ struct OptionChoice {
   std::string description;
 };
 
-struct OptionSpec {
+struct OptionSpec {  // NOLINT(bugprone-exception-escape): Json's move (games/core/game.h)
   enum class Type { kInteger, kChoice, kBoolean };
 
   std::string name;

@@ -40,7 +40,7 @@ inline constexpr Seat kEngineSeat = -1;
 inline constexpr const char* kBadAnswerCode = "engine_answer";
 
 // An HTTP call to the engine: `target` is appended to the engine's base URL.
-struct EngineCall {
+struct EngineCall {  // NOLINT(bugprone-exception-escape): Json's move (games/core/game.h)
   bool post = false;
   std::string target;  // "/init?players=..." or "/next"
   std::string body;    // the JSON request of a POST

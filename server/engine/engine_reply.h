@@ -8,7 +8,7 @@
 
 namespace parlor::server {
 
-struct EngineReply {
+struct EngineReply {  // NOLINT(bugprone-exception-escape): Json's move (games/core/game.h)
   enum class Outcome {
     kAnswered,  // 200 with a JSON body: `body`
     kRefused,   // 400: the engine refused the request; `code` and `message` are its words

@@ -87,6 +87,9 @@ struct TableTimings {
   std::chrono::milliseconds spectator_push_delay{500};
 };
 
+// One per room: its fields stay grouped by what they are for, which is worth more than the 32
+// bytes the static analyzer's padding check would save by reordering them.
+// NOLINTNEXTLINE(clang-analyzer-optin.performance.Padding)
 class Table {
  public:
   Table(TableSetup setup, TableTimings timings, Metrics& metrics, std::uint64_t bot_seed,
@@ -220,7 +223,7 @@ class Table {
   bool host_may_change_setup(const Caller& caller, std::string_view what, Outbox& out);
 
   // table_engine.cpp: an external game's moves go to its engine first (games/external/).
-  struct EngineWait {
+  struct EngineWait {  // NOLINT(bugprone-exception-escape): Json's move (games/core/game.h)
     std::uint64_t id = 0;
     external::EngineCall call;
     MoveBy by = MoveBy::kPlayer;

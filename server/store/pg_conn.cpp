@@ -104,10 +104,10 @@ Conn::Conn(const std::string& conninfo, std::chrono::milliseconds io_timeout)
   conn_ = PQconnectdbParams(keywords, values, 1);
   if (conn_ == nullptr) throw Error("out of memory");
   if (PQstatus(conn_) != CONNECTION_OK) {
-    std::string message = one_line(PQerrorMessage(conn_));
+    const std::string message = one_line(PQerrorMessage(conn_));
     PQfinish(conn_);
     conn_ = nullptr;
-    throw Error(std::move(message));
+    throw Error(message);
   }
 }
 

@@ -19,8 +19,8 @@ namespace parlor::server::pg {
 // when the failure was not the server's answer to a statement (a lost connection, a timeout).
 class Error : public std::runtime_error {
  public:
-  Error(std::string message, std::string sqlstate = {})
-      : std::runtime_error(std::move(message)), sqlstate_(std::move(sqlstate)) {}
+  Error(const std::string& message, std::string sqlstate = {})
+      : std::runtime_error(message), sqlstate_(std::move(sqlstate)) {}
   const std::string& sqlstate() const { return sqlstate_; }
 
  private:

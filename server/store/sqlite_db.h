@@ -16,7 +16,7 @@ namespace parlor::server::sqlite {
 // A failed SQLite call: the message and the extended result code.
 class Error : public std::runtime_error {
  public:
-  Error(std::string message, int code) : std::runtime_error(std::move(message)), code_(code) {}
+  Error(const std::string& message, int code) : std::runtime_error(message), code_(code) {}
   int code() const { return code_; }
 
  private:

@@ -149,7 +149,7 @@ struct RatedSeat {
 // The end of a rated game. The store rates it once — a second record of the same room and game
 // (a recovery replaying the game's end) changes nothing — and keeps the result and every seat's
 // rating before and after.
-struct RatedGameRecord {
+struct RatedGameRecord {  // NOLINT(bugprone-exception-escape): Json's move (games/core/game.h)
   std::string room_id;
   int game_number = 0;
   std::string kind;
