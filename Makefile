@@ -10,7 +10,7 @@ CLUSTER_DIR ?= cluster-run
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= $(patsubst tests/fuzz/%_fuzz.cpp,%,$(wildcard tests/fuzz/*_fuzz.cpp))
 
-.PHONY: run test cluster deps build configure unit asan tsan fuzz bench bench-compare clean web package
+.PHONY: run test cluster deps build configure unit asan tsan fuzz soak bench bench-compare clean web package
 
 deps:
 	@bash deploy/install-deps.sh
@@ -43,9 +43,9 @@ cluster: build web
 	echo "logs in $(CLUSTER_DIR)/logs; Ctrl-C stops the cluster"; \
 	while :; do sleep 1; done
 
-# Every test except the opt-in load/soak label.
+# Every test except the opt-in labels load and soak.
 test: build web
-	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 900 -j2 -LE load $(CTEST_ARGS)
+	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 900 -j2 -LE 'load|soak' $(CTEST_ARGS)
 
 # The Debian package, $(BUILD_DIR)/parlor_<version>_amd64.deb, with the web client in it
 # (docs/OPERATIONS.md, "Installing the package").
@@ -79,6 +79,12 @@ fuzz: deps
 	    -max_total_time=$(FUZZ_SECONDS) -max_len=20000 -timeout=10 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/$$name- $$( [ -f $$dict ] && echo -dict=$$dict ); \
 	done
+
+# The soak (tests/soak/soak.sh): bots against a durable server for SOAK_SECONDS (an hour),
+# sampled into build/soak.csv and judged on what must not grow (docs/OPERATIONS.md, "Soak").
+SOAK_SECONDS ?= 3600
+soak: build
+	tests/soak/soak.sh $(BUILD_DIR) $(SOAK_SECONDS) build/soak.csv
 
 bench: build
 	./$(BUILD_DIR)/tests/parlor-bench
