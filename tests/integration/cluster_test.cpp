@@ -1499,16 +1499,18 @@ TEST_F(ClusterTest, QuickPlayDropsAKilledNodesWaitingPlayerFromTheOthersStanding
   Cluster& cluster = make_cluster("quickkill", {"--quick-play-bots-after-s", "0"});
   ASSERT_EQ(cluster.start_all(), "");
   const int killed = static_cast<int>(rng() % kNodes);
+  const int watcher = (killed + 1) % kNodes;
   std::vector<std::unique_ptr<TestClient>> clients;
+  // What the watcher was told last: its answer, then the pushes (sent only on a change).
+  Json standing = Json::object();
   for (int n = 0; n < kNodes; ++n) {
     clients.push_back(std::make_unique<TestClient>("127.0.0.1", cluster.node(n).port()));
     clients.back()->hello("k" + std::to_string(n));
     const Json waiting = clients.back()->request({{"type", "quick_play"}, {"kind", "spades"}});
     ASSERT_EQ(waiting.value("status", ""), "waiting") << waiting;
+    if (n == watcher) standing = waiting;
   }
-  const int watcher = (killed + 1) % kNodes;
   TestClient& watching = *clients[static_cast<std::size_t>(watcher)];
-  Json standing = Json::object();
   for (const auto until = Clock::now() + 10s;
        standing.value("waiting", 0) != 3 && Clock::now() < until;) {
     if (Json pushed = next_quick_play(watching, "waiting", 500ms); pushed.is_object()) {
@@ -1525,6 +1527,11 @@ TEST_F(ClusterTest, QuickPlayDropsAKilledNodesWaitingPlayerFromTheOthersStanding
   }
   EXPECT_EQ(standing.value("waiting", 0), 2)
       << "node" << killed << "'s player still counted: " << standing << "\n"
+      << cluster.logs();
+  // Dropped because its node is not live (a lease), not only because its ticket expired
+  // unrenewed (three leases).
+  EXPECT_NE(cluster.lines_about("not live").find("(node node" + std::to_string(killed) + " is"),
+            std::string::npos)
       << cluster.logs();
 }
 
