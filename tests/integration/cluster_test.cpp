@@ -1535,5 +1535,49 @@ TEST_F(ClusterTest, QuickPlayDropsAKilledNodesWaitingPlayerFromTheOthersStanding
       << cluster.logs();
 }
 
+TEST_F(ClusterTest, QuickPlayRefusesWithoutRedisAndRequeuesWhatARestartedRedisLost) {
+  Cluster& cluster = make_cluster("quickredis", {"--quick-play-bots-after-s", "0"});
+  ASSERT_EQ(cluster.start_all(), "");
+  // Two wait for a table of four, on two nodes.
+  std::vector<std::unique_ptr<TestClient>> clients;
+  for (int n = 0; n < 2; ++n) {
+    clients.push_back(std::make_unique<TestClient>("127.0.0.1", cluster.node(n).port()));
+    clients.back()->hello("r" + std::to_string(n));
+    const Json waiting = clients.back()->request({{"type", "quick_play"}, {"kind", "spades"}});
+    ASSERT_EQ(waiting.value("status", ""), "waiting") << waiting;
+  }
+  // Without Redis, queueing is refused with a code (and logged), not swallowed.
+  redis().kill();
+  clients.push_back(std::make_unique<TestClient>("127.0.0.1", cluster.node(2).port()));
+  clients.back()->hello("r2");
+  const Json refused = clients.back()->request({{"type", "quick_play"}, {"kind", "spades"}});
+  EXPECT_EQ(refused.value("code", ""), "internal_error") << refused;
+  // Redis comes back empty: the two waiting are queued again by their nodes, and two more
+  // make the table with them.
+  redis().start();
+  std::this_thread::sleep_for(2s);  // a node's Redis connection is retried each pass
+  for (int i = 2; i < 4; ++i) {
+    if (i == 3) {
+      clients.push_back(std::make_unique<TestClient>("127.0.0.1", cluster.node(2).port()));
+      clients.back()->hello("r3");
+    }
+    Json waiting;
+    for (const auto until = Clock::now() + 10s; Clock::now() < until;) {
+      waiting = clients[static_cast<std::size_t>(i)]->request(
+          {{"type", "quick_play"}, {"kind", "spades"}});
+      if (waiting.value("status", "") == "waiting") break;
+      std::this_thread::sleep_for(300ms);  // the node's pool reconnects to Redis
+    }
+    ASSERT_EQ(waiting.value("status", ""), "waiting") << waiting;
+  }
+  const std::vector<Json> seated = seated_all(clients, 10s);
+  for (std::size_t i = 0; i < seated.size(); ++i) {
+    ASSERT_TRUE(seated[i].is_object()) << "player " << i << " was never seated\n" << cluster.logs();
+    EXPECT_EQ(seated[i]["room"], seated[0]["room"]);
+  }
+  EXPECT_NE(cluster.lines_about("cannot queue").find("in Redis"), std::string::npos);
+  EXPECT_NE(cluster.lines_about("queued again").find("Redis had lost"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace parlor::testing
