@@ -33,7 +33,8 @@ end
 
 // ARGV: prefix, ticket ttl ms, since ('' for Redis's now; else a rewrite of a lost ticket),
 // key, player, then the ticket's other fields as name/value pairs.
-// Returns {since, position, waiting}; {-1}: a live node's ticket holds the player;
+// Returns {since, position, waiting, the queue's oldest since}; {-1}: a live node's ticket holds
+// the player;
 // {-2}: a rewrite of a ticket claimed meanwhile (the player is being seated).
 const std::string kEnqueue = std::string(kNow) + R"(
 local p, player = ARGV[1], ARGV[5]
@@ -59,7 +60,8 @@ local queue = p .. 'qp:queue:' .. ARGV[4]
 redis.call('ZADD', queue, since, player)
 redis.call('SADD', p .. 'qp:buckets', ARGV[4])
 redis.call('DEL', p .. 'qp:taken:' .. player)
-return {since, redis.call('ZRANK', queue, player) + 1, redis.call('ZCARD', queue)}
+local oldest = redis.call('ZRANGE', queue, 0, 0, 'WITHSCORES')[2]
+return {since, redis.call('ZRANK', queue, player) + 1, redis.call('ZCARD', queue), oldest}
 )";
 
 // ARGV: prefix, player, node, generation ('0': any). Removes the ticket if that node's
@@ -432,7 +434,15 @@ std::variant<Json, QuickPlay::Refusal> ClusterQuickPlay::enqueue(
     local_[player->id()] = Local{generation, key, reply.elements[0].text, std::move(fields)};
     told_[player->id()] = {position, waiting};
   }
-  Matchmaker::Standing standing{player, wish, position, waiting, options_.bots_after};
+  // As Matchmaker::standings: an unrated table opens (with bots) when its oldest player has
+  // waited bots_after; a rated player is sure only of its own.
+  std::chrono::milliseconds estimate = options_.bots_after;
+  if (!wish.rated && options_.bots_after.count() > 0 && reply.elements.size() >= 4) {
+    const std::int64_t waited = number(reply.elements[0].text) - number(reply.elements[3].text);
+    estimate = std::max(std::chrono::milliseconds(0),
+                        options_.bots_after - std::chrono::milliseconds(waited));
+  }
+  Matchmaker::Standing standing{player, wish, position, waiting, estimate};
   return QuickPlay::standing_message(standing);
 }
 

@@ -1474,8 +1474,12 @@ TEST_F(ClusterTest, QuickPlayFillsATableOfTwoNodesPlayersWithBotsAfterTheWait) {
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     clients.push_back(std::make_unique<TestClient>("127.0.0.1", cluster.node(nodes[i]).port()));
     clients.back()->hello("q" + std::to_string(i));
+    if (i == 1) std::this_thread::sleep_for(500ms);
     const Json waiting = clients.back()->request({{"type", "quick_play"}, {"kind", "spades"}});
     ASSERT_EQ(waiting.value("status", ""), "waiting") << waiting;
+    // Until the first player's wait is over (bots fill the table then), by Redis's clock.
+    EXPECT_GT(waiting.value("estimate_ms", 0), 0) << waiting;
+    EXPECT_LE(waiting.value("estimate_ms", 0), i == 0 ? 2000 : 1600) << waiting;
   }
   const std::vector<Json> seated = seated_all(clients, 10s);
   for (std::size_t i = 0; i < seated.size(); ++i) {
