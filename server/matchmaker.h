@@ -88,6 +88,10 @@ class Matchmaker {
   // Every waiting player's standing.
   std::vector<Standing> standings(Clock::time_point now) const;
 
+  // The queue a wish waits in: wishes with equal keys want the same table (a cluster keeps
+  // one queue per key in Redis, server/cluster/cluster_quick_play.h).
+  static std::string key_of(const Wish& wish);
+
  private:
   struct Ticket {
     std::shared_ptr<Player> player;
@@ -98,7 +102,6 @@ class Matchmaker {
     Wish wish;
     std::vector<Ticket> tickets;  // oldest first
   };
-  static std::string key_of(const Wish& wish);
   // A rated queue's tables now (see the top of this file); their tickets leave the queue.
   void take_rated(Queue& queue, Clock::time_point now, std::vector<Match>& matches);
 

@@ -17,7 +17,9 @@ class NoReply final : public Connection {
   void close(std::uint16_t /*code*/, std::string /*reason*/) override {}
 };
 
-Json standing_message(const Matchmaker::Standing& standing) {
+}  // namespace
+
+Json QuickPlay::standing_message(const Matchmaker::Standing& standing) {
   return {{"type", "quick_play"},
           {"status", "waiting"},
           {"kind", standing.wish.game->kind},
@@ -32,9 +34,27 @@ Json standing_message(const Matchmaker::Standing& standing) {
 // The partnerships of a game as its rules seat them (docs/RULES.md): Spades and Bid Whist
 // play seats 0 and 2 against seats 1 and 3. A game's GameInfo does not say it, and the
 // ratings learn it only from a finished game's result (`team_scores`).
-int teams_of(const GameInfo& game) {
+int QuickPlay::teams_of(const GameInfo& game) {
   return game.kind == "spades" || game.kind == "bidwhist" ? 2 : 0;
 }
+
+Json QuickPlay::seated_message(const Matchmaker::Match& match, const std::string& room,
+                               std::size_t seat) {
+  return {{"type", "quick_play"},
+          {"status", "seated"},
+          {"kind", match.wish.game->kind},
+          {"room", room},
+          {"seat", seat}};
+}
+
+Json QuickPlay::failed_message(const Refusal& refusal) {
+  return {{"type", "quick_play"},
+          {"status", "failed"},
+          {"code", std::string(protocol::wire_name(refusal.code))},
+          {"message", "no table could be opened: " + refusal.message}};
+}
+
+namespace {
 
 bool holds_a_seat(const protocol::RoomSummary& room, const std::string& player) {
   if (room.status == protocol::RoomStatus::kFinished) return false;
@@ -140,21 +160,28 @@ void QuickPlay::tick() {
 }
 
 void QuickPlay::open(const Matchmaker::Match& match) {
+  Refusal refusal;
+  auto room = open_table(match, refusal);
+  if (!room) {
+    const Frame frame = make_frame(protocol::to_wire(failed_message(refusal)));
+    for (const auto& player : match.players) player->send(frame);
+    return;
+  }
+  for (std::size_t seat = 0; seat < match.players.size(); ++seat) {
+    match.players[seat]->send(
+        make_frame(protocol::to_wire(seated_message(match, room->id(), seat))));
+  }
+}
+
+std::shared_ptr<Room> QuickPlay::open_table(const Matchmaker::Match& match, Refusal& refusal) {
   const auto& creator = match.players.front();
   protocol::CreateRoom request{match.wish.game->kind, match.wish.seats, match.wish.options,
                                match.wish.rated};
-  Lobby::Refusal refusal;
   auto room = lobby_.create_room(creator, request, refusal);
   if (!room) {
     log_error("quick play: no table for " + std::to_string(match.players.size()) +
               " waiting players: " + refusal.message);
-    const Json failed = {{"type", "quick_play"},
-                         {"status", "failed"},
-                         {"code", std::string(protocol::wire_name(refusal.code))},
-                         {"message", "no table could be opened: " + refusal.message}};
-    const Frame frame = make_frame(protocol::to_wire(failed));
-    for (const auto& player : match.players) player->send(frame);
-    return;
+    return nullptr;
   }
   const auto nowhere = std::make_shared<NoReply>();
   const auto as = [&](const std::shared_ptr<Player>& player) {
@@ -168,17 +195,10 @@ void QuickPlay::open(const Matchmaker::Match& match) {
     room->add_bot(as(creator), seat, kFillerStrategy);
   }
   room->start(as(creator));
-  for (std::size_t seat = 0; seat < match.players.size(); ++seat) {
-    const Json seated = {{"type", "quick_play"},
-                         {"status", "seated"},
-                         {"kind", match.wish.game->kind},
-                         {"room", room->id()},
-                         {"seat", seat}};
-    match.players[seat]->send(make_frame(protocol::to_wire(seated)));
-  }
   log_info("quick play: room " + room->id() + " opened for " +
            std::to_string(match.players.size()) + " players and " + std::to_string(match.bots) +
            " bots");
+  return room;
 }
 
 }  // namespace parlor::server

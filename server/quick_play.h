@@ -7,8 +7,9 @@
 // A rated wish carries the player's rating of the game, read from the store before it is
 // queued (stored_rating), for the matchmaker's rating bands.
 //
-// Per node: a cluster matches the players connected to the same node (docs/OPERATIONS.md).
-// Thread-safe: requests come from connections' strands, ticks from a timer.
+// This queue is one node's. A cluster queues in Redis instead and one node at a time forms
+// its tables (server/cluster/cluster_quick_play.h), with this class's checks, pushes and
+// open_table(). Thread-safe: requests come from connections' strands, ticks from a timer.
 #pragma once
 
 #include <chrono>
@@ -49,9 +50,22 @@ class QuickPlay {
   // Opens the tables the queues make now and tells waiting players where they stand.
   void tick();
 
- private:
+  // Whether `player` may queue for `request` (nothing changed either way): its wish when so.
   std::optional<Refusal> check(const std::shared_ptr<Player>& player,
                                const protocol::QuickPlay& request, Matchmaker::Wish& wish) const;
+  // Opens `match`'s table here: players seated in its order, bots after them, started.
+  // Returns the room, or nullptr (and why in `refusal`).
+  std::shared_ptr<Room> open_table(const Matchmaker::Match& match, Refusal& refusal);
+  // The pushes of quick play: where a waiting player stands, its seat at an opened table,
+  // and a table that could not be opened.
+  static Json standing_message(const Matchmaker::Standing& standing);
+  static Json seated_message(const Matchmaker::Match& match, const std::string& room,
+                             std::size_t seat);
+  static Json failed_message(const Refusal& refusal);
+  // The partnerships of a game as its rules seat them (Matchmaker::Wish::teams).
+  static int teams_of(const GameInfo& game);
+
+ private:
   void open(const Matchmaker::Match& match);
 
   Lobby& lobby_;

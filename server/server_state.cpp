@@ -82,11 +82,7 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
         } else if constexpr (std::is_same_v<T, protocol::QuickPlay>) {
           done = quick_play(client, command, id);
         } else if constexpr (std::is_same_v<T, protocol::CancelQuickPlay>) {
-          if (quick_play_.cancel(*client.player)) {
-            send(protocol::encode_ok(id));
-          } else {
-            reply_error(client, id, ErrorCode::kNotQueued, "you are not waiting for a table");
-          }
+          done = cancel_quick_play(client, id);
         } else if constexpr (std::is_same_v<T, protocol::Rename>) {
           rename(client, command, id);
         } else if constexpr (std::is_same_v<T, protocol::RevokeToken>) {
@@ -315,6 +311,7 @@ bool ServerState::quick_play(ClientContext& client, const protocol::QuickPlay& r
     reply_error(client, id, ErrorCode::kShuttingDown, kNoNewRooms);
     return true;
   }
+  if (cluster_quick_play_ && client.finish_later) return cluster_quick_play(client, request, id);
   // Unrated play needs no rating; rated play without a store is refused by the enqueue.
   if (!request.rated || !store_) {
     if (auto refusal = quick_play_.enqueue(client.player, request, id)) {
@@ -355,6 +352,120 @@ bool ServerState::quick_play(ClientContext& client, const protocol::QuickPlay& r
     finish([client, request, id, rating, enqueue] {
       if (!client->connection) return;  // it closed meanwhile: nobody to seat
       enqueue(*client, request, id, rating);
+    });
+  });
+  return false;
+}
+
+bool ServerState::cluster_quick_play(ClientContext& client, const protocol::QuickPlay& request,
+                                     const Json& id) {
+  Matchmaker::Wish wish;
+  if (auto refusal = quick_play_.check(client.player, request, wish)) {
+    reply_error(client, id, refusal->code, refusal->message);
+    return true;
+  }
+  if (cluster_quick_play_->waiting_here(client.player->id())) {
+    reply_error(client, id, ErrorCode::kAlreadyQueued,
+                "you are already waiting for a table; cancel_quick_play first");
+    return true;
+  }
+  // The rating (rated play) and the queue are read and written off the I/O threads; the
+  // answer is sent on the session's strand, if it still lives.
+  run_blocking([this, finish = client.finish_later, client = &client, wish = std::move(wish), id,
+                player = client.player, generation = client.generation] {
+    std::optional<double> rating = ratings::kInitialRating;
+    if (wish.rated && store_) {
+      try {
+        rating = QuickPlay::stored_rating(*store_, player->id(), wish.game->kind);
+      } catch (const StoreError& error) {
+        log_error(std::string("quick play: cannot read a rating: ") + error.what());
+        rating.reset();
+      }
+    }
+    std::variant<Json, QuickPlay::Refusal> outcome = QuickPlay::Refusal{
+        ErrorCode::kInternalError, "your rating could not be read now; try again shortly"};
+    // A seat at an unfinished table of another node (quick_play seated it there, say): the
+    // check on the strand saw only this node's rooms.
+    if (const auto room = remote_seat_of(player->id())) {
+      outcome = QuickPlay::Refusal{ErrorCode::kAlreadySeated,
+                                   "you sit at an unfinished table (room " + *room +
+                                       "); finish or leave it before quick play"};
+    } else if (rating) {
+      try {
+        outcome = cluster_quick_play_->enqueue(player, generation, wish, *rating);
+      } catch (const RedisError& error) {
+        log_error(std::string("quick play: cannot queue ") + player->id() +
+                  " in Redis: " + error.what());
+        outcome = QuickPlay::Refusal{
+            ErrorCode::kInternalError,
+            "the cluster's quick-play queue cannot be reached now; try again shortly"};
+      }
+    }
+    finish([this, client, id, outcome = std::move(outcome), player, generation] {
+      if (!client->connection) {
+        // It closed meanwhile: nobody to seat.
+        try {
+          cluster_quick_play_->cancel(player->id(), generation);
+        } catch (const RedisError& error) {
+          log_error(std::string("quick play: cannot take ") + player->id() +
+                    " out of the queue in Redis: " + error.what());
+        }
+        return;
+      }
+      if (const auto* refusal = std::get_if<QuickPlay::Refusal>(&outcome)) {
+        return reply_error(*client, id, refusal->code, refusal->message);
+      }
+      Json message = std::get<Json>(outcome);
+      protocol::attach_re(message, id);
+      client->connection->send(make_frame(protocol::to_wire(message)));
+    });
+  });
+  return false;
+}
+
+std::optional<std::string> ServerState::remote_seat_of(const std::string& player) {
+  for (const Json& room : cluster_->remote_rooms()) {
+    if (room.value("status", "") == "finished" || !room.contains("seats")) continue;
+    for (const Json& seat : room["seats"]) {
+      if (seat.is_object() && !seat.value("bot", false) && seat.value("player", "") == player) {
+        return room.value("room", "");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+bool ServerState::cancel_quick_play(ClientContext& client, const Json& id) {
+  if (!cluster_quick_play_ || !client.finish_later) {
+    if (quick_play_.cancel(*client.player)) {
+      client.connection->send(make_frame(protocol::encode_ok(id)));
+    } else {
+      reply_error(client, id, ErrorCode::kNotQueued, "you are not waiting for a table");
+    }
+    return true;
+  }
+  if (!cluster_quick_play_->waiting_here(client.player->id())) {
+    reply_error(client, id, ErrorCode::kNotQueued, "you are not waiting for a table");
+    return true;
+  }
+  run_blocking([this, finish = client.finish_later, client = &client, id,
+                player = client.player->id(), generation = client.generation] {
+    std::optional<ErrorCode> refused;
+    try {
+      if (!cluster_quick_play_->cancel(player, generation)) refused = ErrorCode::kNotQueued;
+    } catch (const RedisError& error) {
+      log_error(std::string("quick play: cannot take ") + player +
+                " out of the queue in Redis: " + error.what());
+      refused = ErrorCode::kInternalError;
+    }
+    finish([this, client, id, refused] {
+      if (!client->connection) return;
+      if (!refused) return client->connection->send(make_frame(protocol::encode_ok(id)));
+      reply_error(*client, id, *refused,
+                  *refused == ErrorCode::kNotQueued
+                      ? "you are not waiting for a table (a table was found for you)"
+                      : "the cluster's quick-play queue cannot be reached now; try again "
+                        "shortly");
     });
   });
   return false;
@@ -446,6 +557,20 @@ void ServerState::disconnected(ClientContext& client) {
   if (client.connection) lobby_feed_.unsubscribe(client.connection.get());
   if (links_ && !client.remote && client.connection) links_->gone(*client.connection);
   if (!client.player) return;
+  // This connection's ticket (only its own: the generation says) leaves the cluster's queue,
+  // even when a newer connection of the player took over.
+  if (cluster_quick_play_ && !client.remote &&
+      cluster_quick_play_->waiting_here(client.player->id())) {
+    run_blocking([this, player = client.player->id(), generation = client.generation] {
+      try {
+        cluster_quick_play_->cancel(player, generation);
+      } catch (const RedisError& error) {
+        // Its ticket expires unrenewed within three leases.
+        log_error(std::string("quick play: cannot take ") + player +
+                  " out of the queue in Redis: " + error.what());
+      }
+    });
+  }
   if (!client.player->detach(client.connection.get())) return;  // a newer connection took over
   // Its token's idle period counts from now (another node's client: that node keeps count).
   if (!client.remote) store_last_seen(*client.player);
@@ -522,6 +647,16 @@ void ServerState::start_cluster(const std::string& advertise) {
                           cluster_->watcher_changed(room, player, watching);
                         }});
   cluster_->start();
+  ClusterQuickPlayOptions quick;
+  quick.redis = parse_redis_url(config_.cluster);
+  quick.self = cluster_->self();
+  quick.lease = config_.lease;
+  quick.bots_after = config_.quick_play_bots_after;
+  quick.band =
+      Matchmaker::RatingBand{config_.quick_play_rating_band, config_.quick_play_rating_band_growth,
+                             config_.quick_play_rating_band_max};
+  cluster_quick_play_ = std::make_unique<ClusterQuickPlay>(std::move(quick), *this, quick_play_);
+  cluster_quick_play_->start();
 }
 
 void ServerState::stop_links() {
@@ -529,6 +664,7 @@ void ServerState::stop_links() {
 }
 
 void ServerState::stop_cluster() {
+  if (cluster_quick_play_) cluster_quick_play_->stop();
   if (cluster_) cluster_->stop(/*leave=*/true);
 }
 

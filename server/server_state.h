@@ -18,6 +18,7 @@
 #include "protocol/limits.h"
 #include "server/cluster/cluster_links.h"
 #include "server/cluster/cluster_node.h"
+#include "server/cluster/cluster_quick_play.h"
 #include "server/config.h"
 #include "server/identity.h"
 #include "server/lobby.h"
@@ -106,6 +107,8 @@ class ServerState {
   ClusterNode* cluster() { return cluster_.get(); }
   // The links to the other nodes (cluster mode), or null.
   ClusterLinks* links() { return links_.get(); }
+  // Quick play across the cluster (cluster mode), or null: quick play is this node's then.
+  ClusterQuickPlay* cluster_quick_play() { return cluster_quick_play_.get(); }
   Store* store() { return store_.get(); }
 
   // A replay of a stored game (see replay.h), or why not. Blocking disk I/O: call it through
@@ -171,6 +174,14 @@ class ServerState {
   // quick_play. Returns false when it finishes later: a rated request waits for the player's
   // rating, read from the store off the I/O threads.
   bool quick_play(ClientContext& client, const protocol::QuickPlay& request, const Json& id);
+  // quick_play in a cluster: queued in Redis, off the I/O threads (cluster_quick_play.h).
+  bool cluster_quick_play(ClientContext& client, const protocol::QuickPlay& request,
+                          const Json& id);
+  // The unfinished public room of another node where `player` holds a seat, if any (Redis:
+  // off the I/O threads).
+  std::optional<std::string> remote_seat_of(const std::string& player);
+  // cancel_quick_play. Returns false when it finishes later (in a cluster, through Redis).
+  bool cancel_quick_play(ClientContext& client, const Json& id);
   // mute / unmute: `client`'s player stops (or starts again) receiving `player_id`'s chat.
   void set_muted(ClientContext& client, const std::string& player_id, bool muted, const Json& id);
   void reply_error(ClientContext& client, const Json& id, protocol::ErrorCode code,
@@ -191,6 +202,8 @@ class ServerState {
       lobby_, config_.quick_play_bots_after,
       Matchmaker::RatingBand{config_.quick_play_rating_band, config_.quick_play_rating_band_growth,
                              config_.quick_play_rating_band_max}};
+  // After quick_play_, whose open_table() it uses, and links_: stopped and destroyed first.
+  std::unique_ptr<ClusterQuickPlay> cluster_quick_play_;
   boost::asio::steady_timer lobby_feed_timer_{io_};
   std::atomic<bool> lobby_feed_busy_{false};  // a publish is queued on the blocking pool
   std::atomic<bool> lobby_feed_stopped_{false};

@@ -298,6 +298,10 @@ void ClusterLinks::invited(const std::string& player_id, const std::string& body
                                       nlohmann::json::array({room}).dump()}));
 }
 
+void ClusterLinks::send_to(const std::string& node, std::string message) {
+  if (auto link = link_to(node)) link->send(std::move(message));
+}
+
 // ---- the owner -----------------------------------------------------------------------------
 
 std::shared_ptr<RemoteClient> ClusterLinks::remote_client(const std::shared_ptr<PeerLink>& link,
@@ -492,6 +496,9 @@ void ClusterLinks::on_message(const std::shared_ptr<PeerLink>& link, std::string
       return invited(message->player.id, message->body);
     case link::Kind::kRenamed:
       return remote_renamed(*message);
+    case link::Kind::kQuickPlay:
+      if (auto* quick_play = state_.cluster_quick_play()) quick_play->pushed(*message);
+      return;
   }
 }
 

@@ -81,6 +81,14 @@ class ClusterLinks {
   // Serves a link a peer opened (its upgrade request already read and checked).
   void accept(tcp::socket socket, beast::http::request<beast::http::string_body> request);
 
+  // ---- quick play (cluster_quick_play.h) ----
+  // Sends `message` to the node at `node` (host:port), over a link opened if need be. A node
+  // of an older link format is not sent what it does not read (link::for_peer).
+  void send_to(const std::string& node, std::string message);
+  // `player` (connected here) was seated in `body`'s room ("<room>\n<owner host:port>"): its
+  // connection resumes it there, as after an invitation.
+  void invited(const std::string& player, const std::string& body);
+
   // Closes every link (server shutdown).
   void shutdown();
 
@@ -115,7 +123,6 @@ class ClusterLinks {
   // Answers the requests among messages a link never sent (its node did not answer): each
   // gets room_moved with its `re`, to be sent again once the room is served.
   void answer_unsent(const std::vector<std::string>& messages);
-  void invited(const std::string& player, const std::string& body);
 
   net::io_context& io_;
   ServerState& state_;

@@ -114,6 +114,11 @@ std::string encode(const Message& message) {
     case Kind::kRenamed:
       put_string(out, message.player.id);
       break;
+    case Kind::kQuickPlay:
+      put_string(out, message.player.id);
+      put_u64(out, message.player.generation);
+      put_u16(out, message.code);
+      break;
   }
   out.append(message.body);
   return out;
@@ -155,6 +160,11 @@ std::optional<Message> decode(std::string_view bytes) {
     case Kind::kRenamed:
       message.player.id = in.string();
       break;
+    case Kind::kQuickPlay:
+      message.player.id = in.string();
+      message.player.generation = in.u64();
+      message.code = in.u16();
+      break;
     default:
       return std::nullopt;
   }
@@ -174,6 +184,21 @@ std::string for_older_peer(std::string encoded) {
     encoded.clear();
   }
   return encoded;
+}
+
+int link_format_of(std::string_view announced) {
+  int format = 0;
+  for (const char digit : announced) {
+    if (digit < '0' || digit > '9' || format > 1000) return 1;
+    format = format * 10 + (digit - '0');
+  }
+  return format < 1 ? 1 : format;
+}
+
+std::string for_peer(std::string encoded, int format) {
+  if (format >= kLinkFormatNumber) return encoded;
+  if (!encoded.empty() && encoded[0] == static_cast<char>(Kind::kQuickPlay)) return {};
+  return format < 2 ? for_older_peer(std::move(encoded)) : encoded;
 }
 
 }  // namespace parlor::server::link

@@ -27,7 +27,14 @@ enum class Kind : char {
   kNotHere = 'N',  // owner -> edge: this node does not serve that room (any more)
   kInvite = 'I',   // new owner -> edge: it took a room of this player over; resume it there
   kRenamed = 'R',  // edge -> every node: the player's new name is stored; rooms show it now
+  // The node forming quick-play tables -> a waiting player's edge: a push for the player's
+  // connection of that hello generation (`code`: QuickPlayPush).
+  kQuickPlay = 'P',
 };
+
+// What a kQuickPlay message tells the edge. Its body is the push's JSON text, after the
+// room's owner (host:port) and a newline for kSeated.
+enum class QuickPlayPush : std::uint16_t { kStanding = 0, kSeated = 1, kFailed = 2 };
 
 // kRequest and kResume travel as 'q' and 's': the same fields with the connection's hello
 // generation after the connection id. 'Q' and 'S' (no generation) are what nodes before
@@ -36,7 +43,12 @@ enum class Kind : char {
 inline constexpr char kRequestOrdered = 'q';
 inline constexpr char kResumeOrdered = 's';
 inline constexpr std::string_view kLinkFormatHeader = "X-Parlor-Link-Format";
-inline constexpr std::string_view kLinkFormat = "2";
+// "2": hello generations and kRenamed; "3": kQuickPlay too. A peer of format 2 is written
+// everything but kQuickPlay (for_peer).
+inline constexpr std::string_view kLinkFormat = "3";
+inline constexpr int kLinkFormatNumber = 3;
+// The link format a peer announced (kLinkFormatHeader's value; "" or junk: 1, before it).
+int link_format_of(std::string_view announced);
 
 // Who the connection belongs to: enough for the owner to know the player as the edge does
 // (the edge checked the token; the link is the cluster's own).
@@ -55,8 +67,9 @@ struct PlayerRef {
 struct Message {
   Kind kind = Kind::kRequest;
   std::uint64_t connection = 0;  // the edge's id of the client connection
-  PlayerRef player;              // kRequest, kResume, kInvite and kRenamed (id only)
-  std::uint16_t code = 0;        // kClose
+  // kRequest, kResume, kInvite and kRenamed (id only), kQuickPlay (id and generation)
+  PlayerRef player;
+  std::uint16_t code = 0;  // kClose; kQuickPlay (QuickPlayPush)
   // kRequest: the request's JSON text; kFrame: the frame's payload; kClose: the reason;
   // kResume: the rooms as a JSON array (empty: all of the player's rooms on the owner);
   // kNotHere and kInvite: the room id; kRenamed: the new name.
@@ -76,5 +89,8 @@ std::string encode_frame(std::uint64_t connection, std::string_view payload);
 // become 'Q' and 'S'; kRenamed becomes "" (not sent: such a node reads the name at the
 // player's next request). Anything else is unchanged.
 std::string for_older_peer(std::string encoded);
+// `encoded` as a peer of link format `format` reads it: "" (not sent) for a message it does
+// not know (kQuickPlay before 3), for_older_peer's forms before 2.
+std::string for_peer(std::string encoded, int format);
 
 }  // namespace parlor::server::link

@@ -76,5 +76,30 @@ TEST(LinkMessage, AnOlderPeerIsWrittenTheFormsItReads) {
   EXPECT_EQ(for_older_peer(frame), frame);
 }
 
+// Quick-play pushes travel only to peers of format 3 or newer; a format-2 peer still gets
+// generations, a format-1 one (no header) the forms before them.
+TEST(LinkMessage, AQuickPlayPushRoundTripsAndIsWithheldFromOlderPeers) {
+  const std::string push =
+      encode(Message{Kind::kQuickPlay, 0, PlayerRef{"p1", "", {}, 42},
+                     static_cast<std::uint16_t>(QuickPlayPush::kSeated), "host:1\n{}"});
+  const auto got = decode(push);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->kind, Kind::kQuickPlay);
+  EXPECT_EQ(got->player.id, "p1");
+  EXPECT_EQ(got->player.generation, 42U);
+  EXPECT_EQ(got->code, static_cast<std::uint16_t>(QuickPlayPush::kSeated));
+  EXPECT_EQ(got->body, "host:1\n{}");
+  EXPECT_EQ(for_peer(push, 3), push);
+  EXPECT_EQ(for_peer(push, 2), "");
+  const std::string request =
+      encode(Message{Kind::kRequest, 1, PlayerRef{"p1", "n", {}, 3}, 0, "{}"});
+  EXPECT_EQ(for_peer(request, 2), request);
+  EXPECT_EQ(for_peer(request, 1), for_older_peer(request));
+  EXPECT_EQ(link_format_of(""), 1);
+  EXPECT_EQ(link_format_of("2"), 2);
+  EXPECT_EQ(link_format_of("3"), 3);
+  EXPECT_EQ(link_format_of("x"), 1);
+}
+
 }  // namespace
 }  // namespace parlor::server::link

@@ -103,8 +103,9 @@ void PeerLink::start_connect(std::string secret) {
                       return self->fail("handshake refused: " + handshake_ec.message());
                     }
                     // A peer that does not announce the format is a node before hello
-                    // generations: it is written the forms it reads (link::for_older_peer).
-                    self->older_peer_ = (*response)[link::kLinkFormatHeader] != link::kLinkFormat;
+                    // generations; one of an older format is written only the forms it
+                    // reads (link::for_peer).
+                    self->peer_format_ = link::link_format_of((*response)[link::kLinkFormatHeader]);
                     self->opened();
                   });
             });
@@ -165,8 +166,8 @@ void PeerLink::do_write() {
   }
   out_.clear();
   for (std::string& message : batch) {
-    if (older_peer_) {
-      message = link::for_older_peer(std::move(message));
+    if (peer_format_ < link::kLinkFormatNumber) {
+      message = link::for_peer(std::move(message), peer_format_);
       if (message.empty()) continue;
     }
     put_length(out_, message.size());

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/cluster/link_message.h"
 #include "server/net.h"
 
 namespace parlor::server {
@@ -97,7 +98,10 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
   // Strand only.
   bool open_ = false;
   bool writing_ = false;
-  bool older_peer_ = false;  // a connected peer that did not announce link::kLinkFormat
+  // The link format of the peer this link connected to (link::link_format_of). A link a
+  // peer opened carries only answers to it (frames, closes, kNotHere), alike in every
+  // format, so it keeps the current one.
+  int peer_format_ = link::kLinkFormatNumber;
   std::string out_;
   std::atomic<bool> closed_{false};
   std::atomic<bool> was_open_{false};

@@ -1367,5 +1367,221 @@ TEST_F(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
   stored.close();
 }
 
+// ---- quick play across the cluster -------------------------------------------------------
+
+// The next quick_play push of `client` with this status (null when none comes in `limit`).
+Json next_quick_play(TestClient& client, const std::string& status,
+                     std::chrono::milliseconds limit) {
+  const auto until = Clock::now() + limit;
+  while (Clock::now() < until) {
+    const auto frame = client.next_of("quick_play", 200ms);
+    if (frame && frame->value("status", "") == status) return *frame;
+  }
+  return Json();
+}
+
+// The nodes players connect to, one per player, every node used, in an order the seed picks.
+std::vector<int> spread_over_nodes(std::size_t players, std::mt19937_64& rng) {
+  std::vector<int> nodes;
+  for (std::size_t i = 0; i < players; ++i) nodes.push_back(static_cast<int>(i % kNodes));
+  std::shuffle(nodes.begin(), nodes.end(), rng);
+  return nodes;
+}
+
+// Waits until every client is seated; returns the rooms and seats they were told.
+std::vector<Json> seated_all(std::vector<std::unique_ptr<TestClient>>& clients,
+                             std::chrono::milliseconds limit) {
+  std::vector<Json> seated;
+  for (auto& client : clients) seated.push_back(next_quick_play(*client, "seated", limit));
+  return seated;
+}
+
+// Bots at the table as `client`'s last room push before the game's first state shows it.
+int bots_seen(TestClient& client, const std::string& room) {
+  int bots = -1;
+  for (const auto until = Clock::now() + 10s; Clock::now() < until;) {
+    auto frame = client.next(200ms);
+    if (!frame) continue;
+    if (frame->value("type", "") == "room" && frame->value("room", "") == room) {
+      bots = 0;
+      for (const Json& seat : (*frame)["seats"])
+        bots += seat.is_object() && seat.value("bot", false);
+    }
+    if (frame->value("type", "") == "state" && frame->value("room", "") == room) return bots;
+  }
+  return -2;  // no state: the game did not reach this player
+}
+
+TEST_F(ClusterTest, QuickPlaySeatsFourPlayersOnThreeNodesAtOneTableWithoutBots) {
+  const std::uint64_t seed = test_seed(std::random_device{}());
+  std::cout << "PARLOR_SEED=" << seed << " (set it to replay the players' nodes)" << std::endl;
+  std::mt19937_64 rng(seed);
+  Cluster& cluster = make_cluster("quick4", {"--quick-play-bots-after-s", "60"});
+  ASSERT_EQ(cluster.start_all(), "");
+  const std::vector<int> nodes = spread_over_nodes(4, rng);
+  std::vector<std::unique_ptr<TestClient>> clients;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    clients.push_back(std::make_unique<TestClient>("127.0.0.1", cluster.node(nodes[i]).port()));
+    clients.back()->hello("p" + std::to_string(i));
+    const Json waiting =
+        clients.back()->request({{"type", "quick_play"}, {"kind", "bigtwo"}, {"seats", 4}});
+    ASSERT_EQ(waiting.value("status", ""), "waiting") << waiting;
+    EXPECT_EQ(waiting.value("position", 0), static_cast<int>(i) + 1) << waiting;
+    if (i == 0) {
+      // Queueing again while waiting is refused, and leaves the ticket as it was.
+      EXPECT_EQ(clients[0]
+                    ->request({{"type", "quick_play"}, {"kind", "bigtwo"}, {"seats", 4}})
+                    .value("code", ""),
+                "already_queued");
+    }
+  }
+  const std::vector<Json> seated = seated_all(clients, 10s);
+  std::set<int> seats;
+  for (std::size_t i = 0; i < seated.size(); ++i) {
+    ASSERT_TRUE(seated[i].is_object())
+        << "player " << i << " on node" << nodes[i] << " was never seated\n"
+        << cluster.logs();
+    EXPECT_EQ(seated[i]["room"], seated[0]["room"]) << seated[i];
+    seats.insert(seated[i].value("seat", -1));
+  }
+  EXPECT_EQ(seats, (std::set<int>{0, 1, 2, 3}));
+  const std::string room = seated[0]["room"];
+  for (std::size_t i = 0; i < clients.size(); ++i) {
+    EXPECT_EQ(bots_seen(*clients[i], room), 0) << "player " << i << " on node" << nodes[i] << "\n"
+                                               << cluster.lines_about(room);
+  }
+  // Seated at an unfinished table, on whatever node it is, a player cannot queue again (other
+  // nodes learn the room from its node's published list within a second).
+  std::this_thread::sleep_for(2s);
+  for (std::size_t i = 0; i < clients.size(); ++i) {
+    const Json again =
+        clients[i]->request({{"type", "quick_play"}, {"kind", "bigtwo"}, {"seats", 4}});
+    EXPECT_EQ(again.value("code", ""), "already_seated") << "player " << i << ": " << again;
+  }
+}
+
+TEST_F(ClusterTest, QuickPlayFillsATableOfTwoNodesPlayersWithBotsAfterTheWait) {
+  const std::uint64_t seed = test_seed(std::random_device{}());
+  std::cout << "PARLOR_SEED=" << seed << " (set it to replay the players' nodes)" << std::endl;
+  std::mt19937_64 rng(seed);
+  Cluster& cluster = make_cluster("quickbots", {"--quick-play-bots-after-s", "2"});
+  ASSERT_EQ(cluster.start_all(), "");
+  std::vector<int> nodes{0, 1, 2};
+  std::shuffle(nodes.begin(), nodes.end(), rng);
+  nodes.resize(2);
+  std::vector<std::unique_ptr<TestClient>> clients;
+  const auto asked = Clock::now();
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    clients.push_back(std::make_unique<TestClient>("127.0.0.1", cluster.node(nodes[i]).port()));
+    clients.back()->hello("q" + std::to_string(i));
+    if (i == 1) std::this_thread::sleep_for(500ms);
+    const Json waiting = clients.back()->request({{"type", "quick_play"}, {"kind", "spades"}});
+    ASSERT_EQ(waiting.value("status", ""), "waiting") << waiting;
+    // Until the first player's wait is over (bots fill the table then), by Redis's clock.
+    EXPECT_GT(waiting.value("estimate_ms", 0), 0) << waiting;
+    EXPECT_LE(waiting.value("estimate_ms", 0), i == 0 ? 2000 : 1600) << waiting;
+  }
+  const std::vector<Json> seated = seated_all(clients, 10s);
+  for (std::size_t i = 0; i < seated.size(); ++i) {
+    ASSERT_TRUE(seated[i].is_object())
+        << "player " << i << " on node" << nodes[i] << " was never seated\n"
+        << cluster.logs();
+    EXPECT_EQ(seated[i]["room"], seated[0]["room"]);
+  }
+  EXPECT_GE(Clock::now() - asked, 2s) << "seated before the wait: no table of two was due";
+  const std::string room = seated[0]["room"];
+  for (std::size_t i = 0; i < clients.size(); ++i) {
+    EXPECT_EQ(bots_seen(*clients[i], room), 2) << "player " << i << "\n"
+                                               << cluster.lines_about(room);
+  }
+}
+
+TEST_F(ClusterTest, QuickPlayDropsAKilledNodesWaitingPlayerFromTheOthersStandings) {
+  const std::uint64_t seed = test_seed(std::random_device{}());
+  std::cout << "PARLOR_SEED=" << seed << " (set it to replay the node killed)" << std::endl;
+  std::mt19937_64 rng(seed);
+  Cluster& cluster = make_cluster("quickkill", {"--quick-play-bots-after-s", "0"});
+  ASSERT_EQ(cluster.start_all(), "");
+  const int killed = static_cast<int>(rng() % kNodes);
+  const int watcher = (killed + 1) % kNodes;
+  std::vector<std::unique_ptr<TestClient>> clients;
+  // What the watcher was told last: its answer, then the pushes (sent only on a change).
+  Json standing = Json::object();
+  for (int n = 0; n < kNodes; ++n) {
+    clients.push_back(std::make_unique<TestClient>("127.0.0.1", cluster.node(n).port()));
+    clients.back()->hello("k" + std::to_string(n));
+    const Json waiting = clients.back()->request({{"type", "quick_play"}, {"kind", "spades"}});
+    ASSERT_EQ(waiting.value("status", ""), "waiting") << waiting;
+    if (n == watcher) standing = waiting;
+  }
+  TestClient& watching = *clients[static_cast<std::size_t>(watcher)];
+  for (const auto until = Clock::now() + 10s;
+       standing.value("waiting", 0) != 3 && Clock::now() < until;) {
+    if (Json pushed = next_quick_play(watching, "waiting", 500ms); pushed.is_object()) {
+      standing = pushed;
+    }
+  }
+  ASSERT_EQ(standing.value("waiting", 0), 3) << standing << "\n" << cluster.logs();
+  ASSERT_EQ(cluster.node(killed).kill_now(), "");
+  for (const auto until = Clock::now() + 15s;
+       standing.value("waiting", 0) != 2 && Clock::now() < until;) {
+    if (Json pushed = next_quick_play(watching, "waiting", 500ms); pushed.is_object()) {
+      standing = pushed;
+    }
+  }
+  EXPECT_EQ(standing.value("waiting", 0), 2)
+      << "node" << killed << "'s player still counted: " << standing << "\n"
+      << cluster.logs();
+  // Dropped because its node is not live (a lease), not only because its ticket expired
+  // unrenewed (three leases).
+  EXPECT_NE(cluster.lines_about("not live").find("(node node" + std::to_string(killed) + " is"),
+            std::string::npos)
+      << cluster.logs();
+}
+
+TEST_F(ClusterTest, QuickPlayRefusesWithoutRedisAndRequeuesWhatARestartedRedisLost) {
+  Cluster& cluster = make_cluster("quickredis", {"--quick-play-bots-after-s", "0"});
+  ASSERT_EQ(cluster.start_all(), "");
+  // Two wait for a table of four, on two nodes.
+  std::vector<std::unique_ptr<TestClient>> clients;
+  for (int n = 0; n < 2; ++n) {
+    clients.push_back(std::make_unique<TestClient>("127.0.0.1", cluster.node(n).port()));
+    clients.back()->hello("r" + std::to_string(n));
+    const Json waiting = clients.back()->request({{"type", "quick_play"}, {"kind", "spades"}});
+    ASSERT_EQ(waiting.value("status", ""), "waiting") << waiting;
+  }
+  // Without Redis, queueing is refused with a code (and logged), not swallowed.
+  redis().kill();
+  clients.push_back(std::make_unique<TestClient>("127.0.0.1", cluster.node(2).port()));
+  clients.back()->hello("r2");
+  const Json refused = clients.back()->request({{"type", "quick_play"}, {"kind", "spades"}});
+  EXPECT_EQ(refused.value("code", ""), "internal_error") << refused;
+  // Redis comes back empty: the two waiting are queued again by their nodes, and two more
+  // make the table with them.
+  redis().start();
+  std::this_thread::sleep_for(2s);  // a node's Redis connection is retried each pass
+  for (int i = 2; i < 4; ++i) {
+    if (i == 3) {
+      clients.push_back(std::make_unique<TestClient>("127.0.0.1", cluster.node(2).port()));
+      clients.back()->hello("r3");
+    }
+    Json waiting;
+    for (const auto until = Clock::now() + 10s; Clock::now() < until;) {
+      waiting = clients[static_cast<std::size_t>(i)]->request(
+          {{"type", "quick_play"}, {"kind", "spades"}});
+      if (waiting.value("status", "") == "waiting") break;
+      std::this_thread::sleep_for(300ms);  // the node's pool reconnects to Redis
+    }
+    ASSERT_EQ(waiting.value("status", ""), "waiting") << waiting;
+  }
+  const std::vector<Json> seated = seated_all(clients, 10s);
+  for (std::size_t i = 0; i < seated.size(); ++i) {
+    ASSERT_TRUE(seated[i].is_object()) << "player " << i << " was never seated\n" << cluster.logs();
+    EXPECT_EQ(seated[i]["room"], seated[0]["room"]);
+  }
+  EXPECT_NE(cluster.lines_about("cannot queue").find("in Redis"), std::string::npos);
+  EXPECT_NE(cluster.lines_about("queued again").find("Redis had lost"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace parlor::testing
