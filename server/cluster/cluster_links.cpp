@@ -335,13 +335,7 @@ void ClusterLinks::remote_request(const std::shared_ptr<PeerLink>& link,
     // The connection's first request here: it is the player's live connection on this
     // node from now on, as a hello would make it, unless a later hello of the player reached
     // this node first (a late request of a connection being replaced).
-    auto attached = player->attach_in_order(context.connection, message.player.generation);
-    if (!attached.attached) return superseded(link, message.connection);
-    context.player = player;
-    context.generation = message.player.generation;
-    if (attached.previous && attached.previous != context.connection) {
-      attached.previous->close(kReplaced, std::string(kReplacedReason));
-    }
+    if (!attach_remote(link, message, context, player)) return;
   } else if (context.player->superseded(context.generation)) {
     // A newer connection of the player attached here since: this one is closing, and acts
     // no more.
@@ -375,13 +369,7 @@ void ClusterLinks::remote_resume(const std::shared_ptr<PeerLink>& link,
   if (!player) return;  // no room here has ever seen them
   // A resume of an older connection that arrives after a newer one's (the links of two
   // nodes are not ordered with each other) must not take the player's rooms back from it.
-  auto attached = player->attach_in_order(context.connection, message.player.generation);
-  if (!attached.attached) return superseded(link, message.connection);
-  context.player = player;
-  context.generation = message.player.generation;
-  if (attached.previous && attached.previous != context.connection) {
-    attached.previous->close(kReplaced, std::string(kReplacedReason));
-  }
+  if (!attach_remote(link, message, context, player)) return;
   std::vector<std::string> rooms;
   const auto listed = nlohmann::json::parse(message.body, nullptr, /*allow_exceptions=*/false);
   if (listed.is_array()) {
@@ -394,6 +382,22 @@ void ClusterLinks::remote_resume(const std::shared_ptr<PeerLink>& link,
   for (const std::string& room : rooms) {
     if (auto held = state_.lobby().find(room)) held->resume(player);
   }
+}
+
+bool ClusterLinks::attach_remote(const std::shared_ptr<PeerLink>& link,
+                                 const link::Message& message, ClientContext& context,
+                                 const std::shared_ptr<Player>& player) {
+  auto attached = player->attach_in_order(context.connection, message.player.generation);
+  if (!attached.attached) {
+    superseded(link, message.connection);
+    return false;
+  }
+  context.player = player;
+  context.generation = message.player.generation;
+  if (attached.previous && attached.previous != context.connection) {
+    attached.previous->close(kReplaced, std::string(kReplacedReason));
+  }
+  return true;
 }
 
 void ClusterLinks::superseded(const std::shared_ptr<PeerLink>& link, std::uint64_t connection) {

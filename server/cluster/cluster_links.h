@@ -112,6 +112,11 @@ class ClusterLinks {
   void remote_request(const std::shared_ptr<PeerLink>& link, const link::Message& message);
   void remote_resume(const std::shared_ptr<PeerLink>& link, const link::Message& message);
   void remote_gone(const std::shared_ptr<PeerLink>& link, std::uint64_t connection);
+  // Makes a remote client's connection the player's live one on this node, as a hello would,
+  // closing the one it replaces (4000); unless a later hello of the player was attached here
+  // first: then the client is superseded and false returned.
+  bool attach_remote(const std::shared_ptr<PeerLink>& link, const link::Message& message,
+                     ClientContext& context, const std::shared_ptr<Player>& player);
   // A request or resume of a connection older than the player's live one here: the remote
   // client is dropped and the edge told to close it (4000).
   void superseded(const std::shared_ptr<PeerLink>& link, std::uint64_t connection);
