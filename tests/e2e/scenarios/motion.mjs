@@ -15,7 +15,14 @@ async function playOne(people) {
     for (const p of people) {
       if (await p.myTurn()) {
         const [card] = await p.enabledHandCards();
-        if (card) { await p.clickCard(card); return { player: p, card }; }
+        if (card) {
+          await p.clickCard(card);
+          // Until the state push takes the card from the hand, the page still shows the turn as
+          // its own: the next look must not pick this page again and click a card about to be
+          // disabled.
+          await p.page.locator(`[data-testid="hand"] button[data-card="${card}"]`).waitFor({ state: 'detached' });
+          return { player: p, card };
+        }
       }
     }
     await people[0].page.waitForTimeout(50);
