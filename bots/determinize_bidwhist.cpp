@@ -1,4 +1,7 @@
-// Bid Whist worlds, during trick play: the 54 cards less the seat's hand, the cards played this
+// Bid Whist worlds. Before the play (bidding, declaring, discarding) nothing is known of the
+// other hands: the cards the seat has not seen are dealt twelve to each other seat and the rest
+// is the kitty (the declarer, discarding, has seen the kitty, so only the hands are dealt).
+// During trick play: the 54 cards less the seat's hand, the cards played this
 // hand and (for the declarer) its own discard, dealt to the other three by their hand counts
 // with no seat getting a suit it failed to follow (a seat out of trumps has no joker either in
 // a trump contract). What is left over is the declarer's face-down discard. The hand is rebuilt
@@ -269,10 +272,13 @@ std::unique_ptr<Game> sample_bidwhist_world(const Json& view, std::span<const Js
   return replay_hand(view, you, hand, hands, discard, steps, rng.next());
 }
 
-// As Spades: every move played out on each world, 400 playouts priced at 24 moves (a hand's
-// twelve tricks are 48 moves). Against greedy this measures even, within 0.2 game points a
-// deal; the UCB1 search at 100 iterations it replaced measured below greedy, if not
-// significantly (docs/BENCHMARKS.md, "Search bots").
+// Card play as in Spades: every move played out on each world, 400 playouts priced at 24 moves
+// (a hand's twelve tricks are 48 moves); alone, against greedy, it measured even. The bid, the
+// declaration and the discard are searched too, on a shortlist each, every candidate played
+// out on each world by the greedy heuristic to the hand's end; a greedy move is priced at four
+// random ones, which keeps those decisions near the card play's CPU time (a bid's world plays
+// out some 50 moves per candidate, so the first bid weighs about 11 worlds). With them the
+// search beats greedy (docs/BENCHMARKS.md, "Search bots").
 const IsmctsGame kIsmctsBidWhist = {.sample = sample_bidwhist_world,
                                     .hand_over = bidwhist_hand_over,
                                     .reward = bidwhist_reward,

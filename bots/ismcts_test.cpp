@@ -385,10 +385,19 @@ TEST(IsmctsSearch, BidWhistSearchDeclaresTheTrumpTheKittyMakes) {
   EXPECT_EQ(strategy->choose(view, prompt, rng), Json({{"action", "declare"}, {"trump", "S"}}));
 }
 
+// Bid Whist playouts scored, counted through the reward.
+int g_bidwhist_playouts = 0;
+double counted_bidwhist_reward(const Game& root, const Game& world, Seat seat) {
+  ++g_bidwhist_playouts;
+  return kIsmctsBidWhist.reward(root, world, seat);
+}
+
 // The declarer's discard: every candidate the search weighs is a legal discard (six distinct
-// cards of the eighteen), greedy's own among them, and the search answers with one of them, the
-// same one under the same seed.
+// cards of the eighteen), greedy's own among them, and the search plays them out and answers
+// with one of them, the same one under the same seed.
 TEST(IsmctsSearch, BidWhistDiscardIsAWeighedCandidateAndReproducible) {
+  IsmctsGame counted = kIsmctsBidWhist;
+  counted.reward = counted_bidwhist_reward;
   std::string error;
   const std::uint64_t seed = parlor::testing::test_seed(31);
   std::printf("seed %llu (PARLOR_SEED)\n", static_cast<unsigned long long>(seed));
@@ -412,12 +421,14 @@ TEST(IsmctsSearch, BidWhistDiscardIsAWeighedCandidateAndReproducible) {
     const Json prompt = game->prompt(declarer);
     const Json greedy_discard = greedy->choose(view, prompt, rng);
     auto search = [&](std::uint64_t search_seed) {
-      auto strategy = make_ismcts(kIsmctsBidWhist, make_strategy("greedy", "bidwhist"));
+      auto strategy = make_ismcts(counted, make_strategy("greedy", "bidwhist"));
       strategy->observe(events);
       Rng search_rng(search_seed);
       return strategy->choose(view, prompt, search_rng);
     };
+    g_bidwhist_playouts = 0;
     const Json move = search(seed + 100 + g);
+    EXPECT_GT(g_bidwhist_playouts, 0) << "the discard was not searched";
     EXPECT_EQ(move, search(seed + 100 + g));
     EXPECT_TRUE(game->clone()->apply(declarer, move).ok()) << move.dump();
     EXPECT_EQ(read_cards(move["cards"]).size(), bidwhist::kKittySize);
