@@ -276,7 +276,7 @@ std::unique_ptr<Game> sample_bidwhist_world(const Json& view, std::span<const Js
 // declaration and the discard are searched too, on a shortlist each, every candidate played
 // out on each world by the greedy heuristic to the hand's end; a greedy move is priced at four
 // random ones, which keeps those decisions near the card play's CPU time (a bid's world plays
-// out some 50 moves per candidate, so the first bid weighs about 11 worlds). With them the
+// out some 50 moves per candidate, so the first bid weighs 12 worlds of four). With them the
 // search beats greedy (docs/BENCHMARKS.md, "Search bots").
 const IsmctsGame kIsmctsBidWhist = {.sample = sample_bidwhist_world,
                                     .hand_over = bidwhist_hand_over,
