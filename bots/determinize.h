@@ -55,6 +55,19 @@ struct IsmctsGame {
   // are long, runs fewer of them and one near its end (short playouts) all. A count of moves,
   // not a clock, so the move chosen still depends only on the seed, the events and the budget.
   int playout_moves = 0;
+  // Null: the search weighs the prompt's legal moves. Otherwise the moves to weigh for this
+  // prompt, a JSON array of legal moves: a few where the prompt lists none (Bid Whist's
+  // discard, any 6 of 18 cards) or a shortlist where most of a long list is plainly no better
+  // than one of it (Bid Whist's bids: a dearer bid of a type only risks more). An empty array
+  // leaves the decision to the greedy heuristic.
+  Json (*candidates)(const Json& view, const Json& prompt) = nullptr;
+  // Null: `greedy_playouts` holds for every decision. Otherwise true when this decision's
+  // playouts move by the greedy heuristic (Bid Whist's bid, declaration and discard, whose
+  // worth shows only in a sensible auction and card play, never in random ones).
+  bool (*greedy_playouts_for)(const Json& view) = nullptr;
+  // What one move of a greedy playout counts for against the `playout_moves` budget: the
+  // heuristic reads a view built for each move, so a greedy move costs several random ones.
+  int greedy_move_cost = 1;
 };
 
 // The determinization of `kind`, or null when the kind has none.

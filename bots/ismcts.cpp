@@ -44,10 +44,18 @@ class IsmctsStrategy final : public Strategy {
 
  private:
   Json decide(const Json& view, const Json& prompt, Rng& rng) {
-    const Json::array_t& legal = legal_list(prompt);
+    const Json::array_t& prompt_legal = legal_list(prompt);
+    if (prompt_legal.size() == 1) return prompt_legal.front();
+    if (!game_.searches(view)) return fallback_->choose(view, prompt, rng);
+    const Json shortlist = game_.candidates ? game_.candidates(view, prompt) : Json();
+    const Json::array_t& legal =
+        shortlist.is_array() ? shortlist.get_ref<const Json::array_t&>() : prompt_legal;
     if (legal.size() == 1) return legal.front();
-    if (legal.empty() || !game_.searches(view)) return fallback_->choose(view, prompt, rng);
+    if (legal.empty()) return fallback_->choose(view, prompt, rng);
     const Seat you = read_int(view, "you", -1);
+    const bool greedy =
+        game_.greedy_playouts_for ? game_.greedy_playouts_for(view) : game_.greedy_playouts;
+    const int move_cost = greedy ? game_.greedy_move_cost : 1;
     Rng search_rng(rng.next());
     std::vector<MoveStats> stats;
     for (const Json& move : legal) stats.push_back({&move, move.dump(), 0, 0, 0});
@@ -68,8 +76,9 @@ class IsmctsStrategy final : public Strategy {
       auto world = game_.sample(view, events_, search_rng);
       if (!world || world->to_act() != std::vector<Seat>{you}) continue;
       ++worlds;
-      moves += game_.every_move_per_world ? iterate_every_move(*world, you, stats, search_rng)
-                                          : iterate(*world, you, stats, search_rng);
+      moves += move_cost * (game_.every_move_per_world
+                                ? iterate_every_move(*world, you, stats, greedy, search_rng)
+                                : iterate(*world, you, stats, greedy, search_rng));
     }
     if (worlds == 0) return fallback_->choose(view, prompt, rng);
     const MoveStats* best = &stats.front();
@@ -88,14 +97,14 @@ class IsmctsStrategy final : public Strategy {
   // One world, every move of the seat that is legal in it, each played out from the same seed.
   // Returns the moves the playouts made.
   std::int64_t iterate_every_move(const Game& world, Seat you, std::vector<MoveStats>& stats,
-                                  Rng& rng) const {
+                                  bool greedy, Rng& rng) const {
     const std::uint64_t playout_seed = rng.next();
     std::int64_t moves = 0;
     for (MoveStats& s : stats) {
       const std::unique_ptr<Game> line = world.clone();
       if (!line->apply(you, *s.move).ok()) continue;
       Rng playout_rng(playout_seed);
-      moves += 1 + play_out(*line, world, playout_rng);
+      moves += 1 + play_out(*line, world, greedy, playout_rng);
       s.reward += game_.reward(world, *line, you);
       ++s.visits;
     }
@@ -104,7 +113,8 @@ class IsmctsStrategy final : public Strategy {
 
   // One iteration: choose among the moves legal in this world by UCB1, play it and play out.
   // Returns the moves the playout made.
-  std::int64_t iterate(Game& world, Seat you, std::vector<MoveStats>& stats, Rng& rng) const {
+  std::int64_t iterate(Game& world, Seat you, std::vector<MoveStats>& stats, bool greedy,
+                       Rng& rng) const {
     const Json world_legal = world.legal_moves(you);
     MoveStats* pick = nullptr;
     double pick_score = -1;
@@ -131,7 +141,7 @@ class IsmctsStrategy final : public Strategy {
     if (!pick) return 0;
     const std::unique_ptr<Game> root = world.clone();
     if (!world.apply(you, *pick->move).ok()) return 0;
-    const std::int64_t moves = 1 + play_out(world, *root, rng);
+    const std::int64_t moves = 1 + play_out(world, *root, greedy, rng);
     pick->reward += game_.reward(*root, world, you);
     ++pick->visits;
     return moves;
@@ -139,15 +149,14 @@ class IsmctsStrategy final : public Strategy {
 
   // Uniformly random (or greedy) moves for every seat until the hand `root` was in is over.
   // Returns the moves made.
-  std::int64_t play_out(Game& world, const Game& root, Rng& rng) const {
+  std::int64_t play_out(Game& world, const Game& root, bool greedy, Rng& rng) const {
     int moves = 0;
     for (; moves < kMaxPlayoutMoves && !game_.hand_over(root, world); ++moves) {
       const std::vector<Seat> acting = world.to_act();
       if (acting.empty()) break;
       const Json prompt = world.prompt(acting.front());
-      const Json move = game_.greedy_playouts
-                            ? fallback_->choose(world.view(acting.front()), prompt, rng)
-                            : random_move(prompt, rng);
+      const Json move = greedy ? fallback_->choose(world.view(acting.front()), prompt, rng)
+                               : random_move(prompt, rng);
       if (move.is_null() || !world.apply(acting.front(), move).ok()) break;
     }
     return moves;

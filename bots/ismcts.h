@@ -6,9 +6,11 @@
 // greedy heuristic's where the game asks for it); the hand's reward for the seat is credited to
 // the move. After the budget, the move tried most
 // often is played. The statistics are kept per move of the seat's information set, not per
-// world, so the search never plans on a card it cannot know. Decisions the search judges badly
-// with random playouts (bids) and worlds that cannot be built (a history that does not cover
-// the hand) go to the greedy heuristic.
+// world, so the search never plans on a card it cannot know. A game may give the search its own
+// shortlist of moves for a prompt (IsmctsGame::candidates: Bid Whist's bids and discards) and
+// play some decisions out by the greedy heuristic (IsmctsGame::greedy_playouts_for: Bid Whist's
+// bid, declaration and discard). Decisions the game does not search (Spades' bids) and worlds
+// that cannot be built (a history that does not cover the hand) go to the greedy heuristic.
 //
 // The same seed, events and budget give the same move: the random source is the caller's, and
 // a time budget is only a cap (zero: none) for hosts that must answer in time.

@@ -150,7 +150,8 @@ Checked check_samples(std::string_view kind, int seats, const Json& options, int
             continue;
           }
           EXPECT_EQ(world->to_act(), game->to_act());
-          for (const char* key : {"hand", "hand_counts", "trick", "table", "turn", "leader"}) {
+          for (const char* key : {"hand", "hand_counts", "trick", "table", "turn", "leader", "bids",
+                                  "high_bid", "contract", "kitty"}) {
             EXPECT_EQ(world_view.value(key, Json()), view.value(key, Json())) << key;
           }
           EXPECT_EQ(world->legal_moves(you), game->legal_moves(you));
@@ -229,6 +230,233 @@ TEST(IsmctsSampler, DependsOnlyOnWhatTheSeatSees) {
     ASSERT_NE(world_b, nullptr);
     EXPECT_EQ(world_a->full_state(), world_b->full_state());
   }
+}
+
+// Bid Whist before the play: two deals that differ only in cards seat 0 cannot see (one card
+// of seat 1's hand swapped with one of the kitty, one of seat 2's with one of seat 3's) give
+// the same worlds while bidding and, once seat 0 has won the auction, declaring.
+TEST(IsmctsSampler, BidWhistAuctionWorldsDependOnlyOnWhatTheSeatSees) {
+  const std::vector<Card> deck = shuffled(deck_with_jokers(), 17);
+  std::array<CardSet, bidwhist::kSeats> hands_a{};
+  CardSet kitty_a;
+  for (std::size_t i = 0; i < deck.size(); ++i) {
+    if (i < 48) {
+      hands_a[i / 12].add(deck[i]);
+    } else {
+      kitty_a.add(deck[i]);
+    }
+  }
+  std::array<CardSet, bidwhist::kSeats> hands_b = hands_a;
+  CardSet kitty_b = kitty_a;
+  const Card from1 = hands_a[1].lowest();
+  const Card from_kitty = kitty_a.lowest();
+  hands_b[1].remove(from1);
+  hands_b[1].add(from_kitty);
+  kitty_b.remove(from_kitty);
+  kitty_b.add(from1);
+  const Card from2 = hands_a[2].lowest();
+  const Card from3 = hands_a[3].lowest();
+  hands_b[2].remove(from2);
+  hands_b[2].add(from3);
+  hands_b[3].remove(from3);
+  hands_b[3].add(from2);
+  auto real_a = bidwhist::BidWhistGame::create_with_deal(bidwhist::Auction::kOnceAround, 3, 3,
+                                                         hands_a, kitty_a);
+  auto real_b = bidwhist::BidWhistGame::create_with_deal(bidwhist::Auction::kOnceAround, 3, 3,
+                                                         hands_b, kitty_b);
+  ASSERT_NE(real_a->full_state(), real_b->full_state());
+  std::vector<Json> events;
+  auto check_same_worlds = [&] {
+    ASSERT_EQ(real_a->view(0), real_b->view(0));
+    Rng rng_a(23);
+    Rng rng_b(23);
+    for (int i = 0; i < 20; ++i) {
+      auto world_a = sample_bidwhist_world(real_a->view(0), events, rng_a);
+      auto world_b = sample_bidwhist_world(real_b->view(0), events, rng_b);
+      ASSERT_NE(world_a, nullptr);
+      ASSERT_NE(world_b, nullptr);
+      EXPECT_EQ(world_a->full_state(), world_b->full_state());
+      EXPECT_EQ(world_a->view(0), real_a->view(0));
+    }
+  };
+  check_same_worlds();  // seat 0 speaks first
+  const Json bid = {{"action", "bid"}, {"books", 3}, {"type", "uptown"}};
+  const Json pass = {{"action", "pass"}};
+  for (const auto& [seat, move] :
+       {std::pair{0, bid}, std::pair{1, pass}, std::pair{2, pass}, std::pair{3, pass}}) {
+    const MoveResult a = real_a->apply(seat, move);
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE(real_b->apply(seat, move).ok());
+    for (const Json& event : a.events()) events.push_back(event);
+  }
+  check_same_worlds();  // seat 0 to declare, the kitty unseen
+}
+
+// The hand-built deals below hold every card of the 54 once.
+void expect_whole_deck(const std::array<CardSet, bidwhist::kSeats>& hands, CardSet kitty) {
+  CardSet all = kitty;
+  for (const CardSet hand : hands) {
+    EXPECT_EQ(hand.size(), bidwhist::kHandSize);
+    EXPECT_FALSE(all.intersects(hand));
+    all.add_all(hand);
+  }
+  EXPECT_EQ(all, deck_with_jokers());
+}
+
+// A Bid Whist deal whose every hand and kitty the test knows, for searches given this one world
+// (a test of the search, not the sampler). Seat 0 holds six middling spades and six middling
+// red cards, a hand the greedy count passes on; the kitty is BJ LJ AS KS QS JS. With spades
+// trump seat 0 holds twelve trumps after the discard and takes every book; no other seat has a
+// hand to bid on.
+std::array<CardSet, bidwhist::kSeats> kitty_deal_hands(CardSet& kitty) {
+  auto cards = [](std::initializer_list<const char*> names) {
+    CardSet set;
+    for (const char* name : names) set.add(*parse_card(name));
+    return set;
+  };
+  kitty = cards({"BJ", "LJ", "AS", "KS", "QS", "JS"});
+  std::array<CardSet, bidwhist::kSeats> hands{};
+  hands[0] = cards({"5S", "6S", "7S", "8S", "9S", "TS", "5H", "6H", "7H", "5D", "6D", "7D"});
+  hands[1] = cards({"AC", "9C", "8C", "2C", "KH", "TH", "4H", "3H", "QD", "9D", "4D", "2S"});
+  hands[2] = cards({"KC", "TC", "7C", "3C", "QH", "9H", "2H", "AD", "JD", "8D", "3D", "3S"});
+  hands[3] = cards({"QC", "JC", "6C", "5C", "4C", "AH", "JH", "8H", "KD", "TD", "2D", "4S"});
+  expect_whole_deck(hands, kitty);
+  return hands;
+}
+
+std::unique_ptr<Game> kitty_deal_world(const Json&, std::span<const Json>, Rng&) {
+  CardSet kitty;
+  const auto hands = kitty_deal_hands(kitty);
+  return bidwhist::BidWhistGame::create_with_deal(bidwhist::Auction::kOnceAround, 7, 3, hands,
+                                                  kitty);
+}
+
+// Seat 0 opens the auction: greedy passes (it counts three books in the hand), the search, which
+// plays the hand out with each call, bids and takes the kitty's spades.
+TEST(IsmctsSearch, BidWhistSearchBidsTheHandTheKittyMakes) {
+  IsmctsGame known = kIsmctsBidWhist;
+  known.sample = kitty_deal_world;
+  Rng unused(1);
+  const auto position = kitty_deal_world(nullptr, {}, unused);
+  const Json view = position->view(0);
+  const Json prompt = position->prompt(0);
+  Rng rng(parlor::testing::test_seed(7));
+  ASSERT_EQ(make_strategy("greedy", "bidwhist")->choose(view, prompt, rng),
+            Json({{"action", "pass"}}));
+  auto strategy = make_ismcts(known, make_strategy("greedy", "bidwhist"), SearchBudget{40});
+  const Json move = strategy->choose(view, prompt, rng);
+  EXPECT_EQ(move.value("action", ""), "bid") << move.dump();
+}
+
+// Seat 0 has won the auction with 3 uptown and names trump, holding five middling hearts and
+// four middling spades: greedy, counting only the twelve cards it holds, names hearts. The
+// kitty (BJ LJ AS KS QS JS) makes spades ten trumps from the joker down, and hearts, with the
+// five hearts above seat 0's in the other hands, a losing trump.
+TEST(IsmctsSearch, BidWhistSearchDeclaresTheTrumpTheKittyMakes) {
+  IsmctsGame known = kIsmctsBidWhist;
+  known.sample = [](const Json&, std::span<const Json>, Rng&) -> std::unique_ptr<Game> {
+    auto cards = [](std::initializer_list<const char*> names) {
+      CardSet set;
+      for (const char* name : names) set.add(*parse_card(name));
+      return set;
+    };
+    std::array<CardSet, bidwhist::kSeats> hands{};
+    const CardSet kitty = cards({"BJ", "LJ", "AS", "KS", "QS", "JS"});
+    hands[0] = cards({"TS", "9S", "8S", "7S", "9H", "8H", "7H", "6H", "5H", "6D", "5D", "4D"});
+    hands[1] = cards({"AC", "9C", "8C", "2C", "KH", "TH", "4H", "3H", "QD", "9D", "3D", "2S"});
+    hands[2] = cards({"KC", "TC", "7C", "3C", "AH", "2H", "AD", "JD", "8D", "2D", "3S", "4S"});
+    hands[3] = cards({"QC", "JC", "6C", "5C", "4C", "QH", "JH", "KD", "TD", "7D", "5S", "6S"});
+    expect_whole_deck(hands, kitty);
+    auto game = bidwhist::BidWhistGame::create_with_deal(bidwhist::Auction::kOnceAround, 7, 3,
+                                                         hands, kitty);
+    EXPECT_TRUE(game->apply(0, {{"action", "bid"}, {"books", 3}, {"type", "uptown"}}).ok());
+    for (Seat seat : {1, 2, 3}) EXPECT_TRUE(game->apply(seat, {{"action", "pass"}}).ok());
+    return game;
+  };
+  Rng unused(1);
+  const auto position = known.sample(nullptr, {}, unused);
+  const Json view = position->view(0);
+  const Json prompt = position->prompt(0);
+  ASSERT_EQ(view.value("phase", ""), "declaring");
+  Rng rng(parlor::testing::test_seed(8));
+  ASSERT_EQ(make_strategy("greedy", "bidwhist")->choose(view, prompt, rng),
+            Json({{"action", "declare"}, {"trump", "H"}}));
+  auto strategy = make_ismcts(known, make_strategy("greedy", "bidwhist"), SearchBudget{40});
+  EXPECT_EQ(strategy->choose(view, prompt, rng), Json({{"action", "declare"}, {"trump", "S"}}));
+}
+
+// Bid Whist playouts scored, counted through the reward.
+int g_bidwhist_playouts = 0;
+double counted_bidwhist_reward(const Game& root, const Game& world, Seat seat) {
+  ++g_bidwhist_playouts;
+  return kIsmctsBidWhist.reward(root, world, seat);
+}
+
+// The declarer's discard: every candidate the search weighs is a legal discard (six distinct
+// cards of the eighteen), greedy's own among them, and the search plays them out and answers
+// with one of them, the same one under the same seed.
+TEST(IsmctsSearch, BidWhistDiscardIsAWeighedCandidateAndReproducible) {
+  IsmctsGame counted = kIsmctsBidWhist;
+  counted.reward = counted_bidwhist_reward;
+  std::string error;
+  const std::uint64_t seed = parlor::testing::test_seed(31);
+  std::printf("seed %llu (PARLOR_SEED)\n", static_cast<unsigned long long>(seed));
+  int discards = 0;
+  int searched = 0;  // discards with more than one candidate
+  for (std::uint64_t g = 0; g < 6; ++g) {
+    auto game = create_game(*find_game("bidwhist"), nullptr, 4, seed + g, nullptr, error);
+    ASSERT_TRUE(game) << error;
+    auto greedy = make_strategy("greedy", "bidwhist");
+    std::vector<Json> events;
+    Rng rng(seed + g);
+    while (static_cast<const bidwhist::BidWhistGame&>(*game).phase() !=
+           bidwhist::Phase::kDiscarding) {
+      const Seat seat = game->to_act().front();
+      const MoveResult result =
+          game->apply(seat, greedy->choose(game->view(seat), game->prompt(seat), rng));
+      ASSERT_TRUE(result.ok());
+      for (const Json& event : result.events()) events.push_back(event);
+    }
+    const Seat declarer = game->to_act().front();
+    const Json view = game->view(declarer);
+    const Json prompt = game->prompt(declarer);
+    const Json greedy_discard = greedy->choose(view, prompt, rng);
+    auto search = [&](std::uint64_t search_seed) {
+      auto strategy = make_ismcts(counted, make_strategy("greedy", "bidwhist"));
+      strategy->observe(events);
+      Rng search_rng(search_seed);
+      return strategy->choose(view, prompt, search_rng);
+    };
+    g_bidwhist_playouts = 0;
+    const Json move = search(seed + 100 + g);
+    const int playouts = g_bidwhist_playouts;
+    EXPECT_EQ(move, search(seed + 100 + g));
+    EXPECT_TRUE(game->clone()->apply(declarer, move).ok()) << move.dump();
+    EXPECT_EQ(read_cards(move["cards"]).size(), bidwhist::kKittySize);
+    const Json candidates = kIsmctsBidWhist.candidates(view, prompt);
+    ASSERT_TRUE(candidates.is_array());
+    ASSERT_FALSE(candidates.empty());
+    // One candidate when every other discard comes to greedy's own (short side suits that
+    // greedy's weakest six already empty): nothing to search.
+    if (candidates.size() > 1) {
+      ++searched;
+      EXPECT_GT(playouts, 0) << "the discard was not searched";
+    }
+    auto weighed = [&](const Json& discard) {
+      return std::any_of(candidates.begin(), candidates.end(), [&](const Json& candidate) {
+        return read_cards(candidate["cards"]) == read_cards(discard["cards"]);
+      });
+    };
+    for (const Json& candidate : candidates) {
+      EXPECT_EQ(read_cards(candidate["cards"]).size(), bidwhist::kKittySize);
+      EXPECT_TRUE(game->clone()->apply(declarer, candidate).ok()) << candidate.dump();
+    }
+    EXPECT_TRUE(weighed(greedy_discard)) << greedy_discard.dump();
+    EXPECT_TRUE(weighed(move)) << move.dump();
+    ++discards;
+  }
+  EXPECT_EQ(discards, 6);
+  EXPECT_GT(searched, 2);
 }
 
 // Agram, two seats, fifth trick, seat 0 to lead holding AH and 3C against TH and 4C. Leading
