@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string_view>
 
@@ -62,7 +63,8 @@ class ShardedHistogram {
   // observations in flight, never more.
   HistogramCounts<N> snapshot() const {
     HistogramCounts<N> out;
-    for (const Slot& slot : slots_) {
+    for (std::size_t s = 0; s < kCounterShards; ++s) {
+      const Slot& slot = slots_[s];
       for (std::size_t i = 0; i <= N; ++i) {
         out.buckets[i] += slot.buckets[i].load(std::memory_order_relaxed);
       }
@@ -79,7 +81,7 @@ class ShardedHistogram {
     std::atomic<std::uint64_t> count{0};
   };
   const std::array<double, N>& bounds_;
-  std::array<Slot, kCounterShards> slots_{};
+  const std::unique_ptr<Slot[]> slots_ = std::make_unique<Slot[]>(kCounterShards);
 };
 
 // One series of a histogram: `labels` is "" or `key="value",...` without braces. The HELP and

@@ -4,10 +4,10 @@
 // take the line from the core that added last.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace parlor::server {
 
@@ -27,6 +27,11 @@ inline std::size_t this_thread_shard() {
   return shard;
 }
 
+// One thread's share of a counter, on a cache line of its own.
+struct alignas(kCacheLineBytes) CounterSlot {
+  std::atomic<std::uint64_t> value{0};
+};
+
 class ShardedCounter {
  public:
   void add(std::uint64_t n = 1) {
@@ -36,15 +41,16 @@ class ShardedCounter {
   // reads in a row never go down.
   std::uint64_t load() const {
     std::uint64_t sum = 0;
-    for (const Slot& slot : slots_) sum += slot.value.load(std::memory_order_relaxed);
+    for (std::size_t i = 0; i < kCounterShards; ++i) {
+      sum += slots_[i].value.load(std::memory_order_relaxed);
+    }
     return sum;
   }
 
  private:
-  struct alignas(kCacheLineBytes) Slot {
-    std::atomic<std::uint64_t> value{0};
-  };
-  std::array<Slot, kCounterShards> slots_{};
+  // Apart from the counter: the structs that hold counters keep their plain layout, and what
+  // every thread reads of the counter itself (this pointer) is never written.
+  const std::unique_ptr<CounterSlot[]> slots_ = std::make_unique<CounterSlot[]>(kCounterShards);
 };
 
 }  // namespace parlor::server

@@ -22,13 +22,19 @@ alignas(kCacheLineBytes) std::atomic<std::uint64_t> shared_counter{0};
 ShardedCounter sharded_counter;
 
 void BM_SharedAtomic(benchmark::State& state) {
-  for (auto _ : state) shared_counter.fetch_add(1, std::memory_order_relaxed);
+  for (auto _ : state) {
+    (void)_;
+    shared_counter.fetch_add(1, std::memory_order_relaxed);
+  }
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_SharedAtomic)->Threads(1)->Threads(2)->UseRealTime();
 
 void BM_ShardedCounter(benchmark::State& state) {
-  for (auto _ : state) sharded_counter.add();
+  for (auto _ : state) {
+    (void)_;
+    sharded_counter.add();
+  }
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_ShardedCounter)->Threads(1)->Threads(2)->UseRealTime();
@@ -55,6 +61,7 @@ constexpr double kLatencySeconds = 0.0004;
 void BM_MoveShared(benchmark::State& state) {
   SharedMoveCounters& m = shared_move_counters;
   for (auto _ : state) {
+    (void)_;
     m.bytes_in.fetch_add(60, std::memory_order_relaxed);
     for (int i = 0; i < kFramesPerMove; ++i) {
       m.bytes_out.fetch_add(kFrameBytes, std::memory_order_relaxed);
@@ -79,6 +86,7 @@ GameMetrics& game_metrics = metrics.game("bigtwo");
 
 void BM_MoveSharded(benchmark::State& state) {
   for (auto _ : state) {
+    (void)_;
     metrics.bytes_in.add(60);
     for (int i = 0; i < kFramesPerMove; ++i) metrics.bytes_out.add(kFrameBytes);
     for (int i = 0; i < kWritesPerMove; ++i) {
