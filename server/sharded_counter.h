@@ -18,8 +18,8 @@ inline constexpr std::size_t kCounterShards = 64;
 // whose value GCC warns may differ between compilers and so across a header's users.
 inline constexpr std::size_t kCacheLineBytes = 64;
 
-// The calling thread's slot, handed out in turn to threads as they first count: the I/O
-// threads of a server start together, so theirs are distinct.
+// The calling thread's slot, handed out in turn to threads as they first count: any 64
+// threads get distinct slots unless more than 64 others took one between them.
 inline std::size_t this_thread_shard() {
   static std::atomic<std::size_t> next{0};
   thread_local const std::size_t shard =
