@@ -1,6 +1,7 @@
 // Prometheus histograms with fixed bucket bounds: a lock-free one for hot paths (relaxed
-// atomics, one bucket increment per observation) and a plain one for values already kept
-// under a lock (the store's writer). Both render the same text exposition.
+// atomics in a slot of the observing thread's own, one bucket increment per observation) and a
+// plain one for values already kept under a lock (the store's writer). Both render the same
+// text exposition.
 #pragma once
 
 #include <array>
@@ -8,8 +9,11 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string_view>
+
+#include "server/sharded_counter.h"
 
 namespace parlor::server {
 
@@ -42,31 +46,42 @@ struct HistogramCounts {
   }
 };
 
+// Observed from any thread: each thread counts in its own slot (see ShardedCounter), so the
+// observations of different I/O threads do not share cache lines; a snapshot sums the slots.
 template <std::size_t N>
-class AtomicHistogram {
+class ShardedHistogram {
  public:
-  explicit AtomicHistogram(const std::array<double, N>& bounds) : bounds_(bounds) {}
+  explicit ShardedHistogram(const std::array<double, N>& bounds) : bounds_(bounds) {}
 
   void observe(double value) {
-    buckets_[bucket_of(bounds_, value)].fetch_add(1, std::memory_order_relaxed);
-    sum_.fetch_add(value, std::memory_order_relaxed);
-    count_.fetch_add(1, std::memory_order_relaxed);
+    Slot& slot = slots_[this_thread_shard()];
+    slot.buckets[bucket_of(bounds_, value)].fetch_add(1, std::memory_order_relaxed);
+    slot.sum.fetch_add(value, std::memory_order_relaxed);
+    slot.count.fetch_add(1, std::memory_order_relaxed);
   }
   // A scrape reads bucket by bucket while observations go on: the counts may be off by the
   // observations in flight, never more.
   HistogramCounts<N> snapshot() const {
     HistogramCounts<N> out;
-    for (std::size_t i = 0; i <= N; ++i) out.buckets[i] = buckets_[i].load();
-    out.sum = sum_.load();
-    out.count = count_.load();
+    for (std::size_t s = 0; s < kCounterShards; ++s) {
+      const Slot& slot = slots_[s];
+      for (std::size_t i = 0; i <= N; ++i) {
+        out.buckets[i] += slot.buckets[i].load(std::memory_order_relaxed);
+      }
+      out.sum += slot.sum.load(std::memory_order_relaxed);
+      out.count += slot.count.load(std::memory_order_relaxed);
+    }
     return out;
   }
 
  private:
+  struct alignas(kCacheLineBytes) Slot {
+    std::array<std::atomic<std::uint64_t>, N + 1> buckets{};
+    std::atomic<double> sum{0};
+    std::atomic<std::uint64_t> count{0};
+  };
   const std::array<double, N>& bounds_;
-  std::array<std::atomic<std::uint64_t>, N + 1> buckets_{};
-  std::atomic<double> sum_{0};
-  std::atomic<std::uint64_t> count_{0};
+  const std::unique_ptr<Slot[]> slots_ = std::make_unique<Slot[]>(kCounterShards);
 };
 
 // One series of a histogram: `labels` is "" or `key="value",...` without braces. The HELP and

@@ -1,6 +1,8 @@
 // Process-wide counters exported at GET /metrics in Prometheus text format
-// (docs/OPERATIONS.md lists them all). Hot-path counters are relaxed atomics; the
-// rarely-touched reject map takes a lock.
+// (docs/OPERATIONS.md lists them all). The counters of every move (bytes, frames, writes,
+// moves, the move latency) are sharded by thread, so I/O threads on different cores do not
+// trade their cache lines; the other counters are relaxed atomics, and the rarely-touched
+// reject map takes a lock.
 #pragma once
 
 #include <array>
@@ -13,6 +15,7 @@
 #include <string>
 
 #include "server/histogram.h"
+#include "server/sharded_counter.h"
 
 namespace parlor::server {
 
@@ -25,12 +28,12 @@ inline constexpr std::array<double, 14> kLatencyBoundsSeconds = {
 // What happened in the rooms of one game kind. A table finds its kind's counters once, when
 // it is made, and then counts without a lock.
 struct GameMetrics {
-  std::atomic<std::uint64_t> moves_by_player{0};
-  std::atomic<std::uint64_t> moves_by_bot{0};
-  std::atomic<std::uint64_t> moves_by_timeout{0};  // the turn clock ran out
-  std::atomic<std::uint64_t> moves_refused{0};     // a player's move answered with an error
+  ShardedCounter moves_by_player;
+  ShardedCounter moves_by_bot;
+  ShardedCounter moves_by_timeout;              // the turn clock ran out
+  std::atomic<std::uint64_t> moves_refused{0};  // a player's move answered with an error
   // External games: each call to the rules engine, answered or not.
-  AtomicHistogram<kLatencyBoundsSeconds.size()> engine_call_seconds{kLatencyBoundsSeconds};
+  ShardedHistogram<kLatencyBoundsSeconds.size()> engine_call_seconds{kLatencyBoundsSeconds};
   std::atomic<std::uint64_t> engine_call_failures{0};
 };
 
@@ -39,13 +42,13 @@ class Metrics {
   std::atomic<std::int64_t> connections{0};
   std::atomic<std::uint64_t> connections_total{0};
   std::atomic<std::uint64_t> connections_refused{0};
-  std::atomic<std::uint64_t> moves_accepted{0};
+  ShardedCounter moves_accepted;
   std::atomic<std::uint64_t> slow_consumers_closed{0};
   std::atomic<std::uint64_t> frames_dropped{0};
-  std::atomic<std::uint64_t> bytes_in{0};
-  std::atomic<std::uint64_t> bytes_out{0};
-  std::atomic<std::uint64_t> frames_out{0};     // WebSocket data frames handed to sockets
-  std::atomic<std::uint64_t> socket_writes{0};  // the writes that carried them
+  ShardedCounter bytes_in;
+  ShardedCounter bytes_out;
+  ShardedCounter frames_out;     // WebSocket data frames handed to sockets
+  ShardedCounter socket_writes;  // the writes that carried them
   std::atomic<std::uint64_t> accept_errors{0};
   // Seats a bot took over because their player stayed away past the grace period.
   std::atomic<std::uint64_t> bot_takeovers{0};
@@ -89,7 +92,7 @@ class Metrics {
   std::map<std::string, std::uint64_t> rejects_;
   std::map<std::uint16_t, std::uint64_t> protocol_closes_;
   std::map<std::string, std::uint64_t> refusals_;
-  AtomicHistogram<kLatencyBoundsSeconds.size()> move_latency_{kLatencyBoundsSeconds};
+  ShardedHistogram<kLatencyBoundsSeconds.size()> move_latency_{kLatencyBoundsSeconds};
   mutable std::mutex games_mutex_;
   std::map<std::string, std::unique_ptr<GameMetrics>> games_;
 };

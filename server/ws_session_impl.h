@@ -156,7 +156,7 @@ void WsSession<Stream>::on_read(beast::error_code ec, std::size_t bytes) {
   }
   const auto received = Clock::now();
   last_heard_ = received;
-  state_->metrics().bytes_in.fetch_add(bytes, std::memory_order_relaxed);
+  state_->metrics().bytes_in.add(bytes);
   if (ws_.got_binary()) {
     // The protocol is JSON in text frames only; a binary frame is not parsed as if it were.
     release_message();
@@ -295,7 +295,7 @@ void WsSession<Stream>::enqueue(Frame frame) {
     return do_close(websocket::close_code::policy_error, "slow consumer: outbound queue full");
   }
   queued_bytes_ += frame->payload().size();
-  state_->metrics().bytes_out.fetch_add(frame->payload().size(), std::memory_order_relaxed);
+  state_->metrics().bytes_out.add(frame->payload().size());
   queue_.push_back(std::move(frame));
 }
 
@@ -304,8 +304,8 @@ void WsSession<Stream>::do_write() {
   while (!queue_.empty() && !closing_) {
     frames_in_flight_ = std::min(queue_.size(), kMaxBatchFrames);
     writing_ = true;
-    state_->metrics().frames_out.fetch_add(frames_in_flight_, std::memory_order_relaxed);
-    state_->metrics().socket_writes.fetch_add(1, std::memory_order_relaxed);
+    state_->metrics().frames_out.add(frames_in_flight_);
+    state_->metrics().socket_writes.add();
     auto on_written = beast::bind_front_handler(&WsSession::on_write, this->shared_from_this());
     bool written = false;
     if (frames_in_flight_ == 1) {

@@ -223,7 +223,7 @@ void Room::carry_out(Outbox& out) {
   // connection that wrote it, on this thread, while it is still in the cache.
   out.deliveries.clear();
   if (out.accepted_move_received) {
-    metrics_.moves_accepted.fetch_add(1, std::memory_order_relaxed);
+    metrics_.moves_accepted.add();
     metrics_.observe_move_latency(std::chrono::duration_cast<std::chrono::microseconds>(
                                       Clock::now() - *out.accepted_move_received)
                                       .count());

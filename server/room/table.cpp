@@ -297,7 +297,7 @@ void Table::record_move(Seat seat, Json move, const MoveResult& result, MoveBy b
   auto& by_whom = by == MoveBy::kPlayer ? game_metrics_.moves_by_player
                   : by == MoveBy::kBot  ? game_metrics_.moves_by_bot
                                         : game_metrics_.moves_by_timeout;
-  by_whom.fetch_add(1, std::memory_order_relaxed);
+  by_whom.add();
   persist_move(seat, std::move(move), now, out);
   if (caller) {
     reply_ok(*caller, seq_, out);

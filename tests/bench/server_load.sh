@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Server benchmark on loopback: parlor-server on CPU 0 (one I/O thread), parlor-load on CPU 1.
+# Server benchmark on loopback: parlor-server on CPU 0 (one I/O thread), parlor-load on CPU 1
+# (both settable, below).
 # Prints parlor-load's report plus the server's CPU time per accepted move, its RSS, and its RSS
 # per connected client: (RSS under load - RSS before the load) / (ROOMS x SEATS).
 #
@@ -8,7 +9,9 @@
 # STORE is sqlite, none or a postgres:// URL; PARLOR_BENCH_SERVER_FLAGS adds server flags
 # (cluster mode: "--cluster redis://127.0.0.1:PORT --node-id bench"), PARLOR_BENCH_LOAD_FLAGS
 # parlor-load flags (rooms of thinking server bots beside the measured ones:
-# "--bot-rooms 4 --bot-strategy hard --bot-game spades").
+# "--bot-rooms 4 --bot-strategy hard --bot-game spades"). PARLOR_BENCH_THREADS sets the server's
+# I/O threads (1), PARLOR_BENCH_SERVER_CPUS and PARLOR_BENCH_LOAD_CPUS the CPU lists the two are
+# pinned to (0 and 1; "0,1" for both to share both cores, as the threads measurement does).
 # The server takes every other setting from PARLOR_* variables, e.g. an external game:
 #   PARLOR_ENGINE=whist=http://127.0.0.1:9001 tests/bench/server_load.sh build/release 100 0 10 none 4 whist
 set -euo pipefail
@@ -17,7 +20,8 @@ store=${5:?sqlite or none}; seats=${6:-4}; game=${7:-bigtwo}
 data=$(mktemp -d)
 out=$(mktemp)
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$data" "$out"' EXIT
-taskset -c 0 "$build/server/parlor-server" --port 0 --threads 1 --store "$store" --data-dir "$data" \
+taskset -c "${PARLOR_BENCH_SERVER_CPUS:-0}" "$build/server/parlor-server" --port 0 \
+  --threads "${PARLOR_BENCH_THREADS:-1}" --store "$store" --data-dir "$data" \
   --rate-per-second 1000000 --rate-burst 1000000 --max-connections-per-ip 100000 \
   --max-handshakes-per-ip 100000 ${PARLOR_BENCH_SERVER_FLAGS:-} >"$out" 2>/dev/null &
 server=$!
@@ -26,7 +30,7 @@ port=$(sed -n 's/listening on .*:\([0-9]*\)/\1/p' "$out")
 ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
 rss_before=$(awk '/VmRSS/ {print $2}' "/proc/$server/status")
 ramp_ms=$((rooms * 2 > 1000 ? rooms * 2 : 1000))
-taskset -c 1 "$build/bots/parlor-load" --url "ws://127.0.0.1:$port/ws" --game "$game" --rooms "$rooms" \
+taskset -c "${PARLOR_BENCH_LOAD_CPUS:-1}" "$build/bots/parlor-load" --url "ws://127.0.0.1:$port/ws" --game "$game" --rooms "$rooms" \
   --seats "$seats" --think-ms "$think" --duration "$seconds" --ramp-ms "$ramp_ms" \
   ${PARLOR_BENCH_LOAD_FLAGS:-} --json >"$out.load" &
 load=$!
