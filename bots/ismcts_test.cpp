@@ -202,6 +202,72 @@ TEST(IsmctsSampler, WorldsAgreeWithWhatTheSeatKnows) {
   }
 }
 
+CardSet named_cards(std::initializer_list<const char*> names) {
+  CardSet set;
+  for (const char* name : names) set.add(*parse_card(name));
+  return set;
+}
+
+// `dealt` deals all of `unknown` but what may stay undealt, each hand its count and none of its
+// excluded cards.
+void expect_deal_keeps(const std::vector<CardSet>& dealt, CardSet unknown,
+                       std::span<const HiddenHand> hands) {
+  ASSERT_EQ(dealt.size(), hands.size());
+  CardSet all;
+  for (std::size_t i = 0; i < hands.size(); ++i) {
+    EXPECT_EQ(dealt[i].size(), hands[i].count) << "hand " << i;
+    EXPECT_FALSE(dealt[i].intersects(hands[i].excluded)) << "hand " << i;
+    EXPECT_FALSE(all.intersects(dealt[i])) << "hand " << i;
+    all.add_all(dealt[i]);
+  }
+  EXPECT_TRUE(unknown.contains_all(all));
+}
+
+// A deal as tight as one Spades reaches in play: the unknown cards exactly fill three hands,
+// only one of them may hold diamonds (so it takes all five) and only the other two hearts.
+// Random attempts rarely find such a deal; it is found every time, keeping every constraint.
+// With two diamonds more and the hands filling up all the cards, the diamond hand has no room
+// for all seven: no deal exists and none is returned.
+TEST(HiddenDeal, FindsATightDealAndNoneWhereNoneExists) {
+  const CardSet unknown = named_cards({"5C", "6D", "7D", "9D", "TD", "JD", "2H", "4H", "7H", "9H",
+                                       "QH", "KH", "2S", "5S", "7S", "8S", "9S", "TS", "QS", "KS"});
+  const CardSet diamonds = unknown.of_suit(Suit::kDiamonds);
+  const CardSet hearts = unknown.of_suit(Suit::kHearts);
+  const std::vector<HiddenHand> hands = {{7, diamonds}, {7, diamonds}, {6, hearts}, {0, {}}};
+  CardSet sixth_cards;  // what the diamond hand holds besides the diamonds, over all deals
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    Rng rng(seed);
+    const auto dealt = deal_hidden(unknown, hands, rng);
+    ASSERT_TRUE(dealt) << "seed " << seed;
+    expect_deal_keeps(*dealt, unknown, hands);
+    sixth_cards.add_all((*dealt)[2] - diamonds);
+  }
+  EXPECT_GT(sixth_cards.size(), 3) << "the constructed deals are not random";
+
+  const CardSet two_diamonds_more = unknown | named_cards({"4D", "8D"});
+  const CardSet all_diamonds = two_diamonds_more.of_suit(Suit::kDiamonds);
+  const std::vector<HiddenHand> overfull = {{8, all_diamonds}, {8, all_diamonds}, {6, hearts}};
+  Rng rng(1);
+  EXPECT_FALSE(deal_hidden(two_diamonds_more, overfull, rng));
+}
+
+// With cards left undealt (Big Two with three seats): cards no hand may hold stay undealt, and
+// a deal needing more cards than there are finds none.
+TEST(HiddenDeal, CardsNoHandMayHoldStayUndealt) {
+  const CardSet unknown = standard_deck() - standard_deck().of_suit(Suit::kSpades);  // 39
+  const CardSet low = named_cards({"3D", "3C", "3H", "4D", "4C", "4H", "5D", "5C", "5H", "6D"});
+  const std::vector<HiddenHand> hands = {{0, {}}, {13, low}, {13, low}};
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    Rng rng(seed);
+    const auto dealt = deal_hidden(unknown, hands, rng);
+    ASSERT_TRUE(dealt) << "seed " << seed;
+    expect_deal_keeps(*dealt, unknown, hands);
+  }
+  const std::vector<HiddenHand> too_many = {{0, {}}, {20, {}}, {20, {}}};
+  Rng rng(1);
+  EXPECT_FALSE(deal_hidden(unknown, too_many, rng));
+}
+
 // Two true deals that differ only in hidden cards (two opponents' hands swap a card) look the
 // same to seat 0, so the sampler, given the same random source, builds the same worlds: it
 // reads nothing but the view and the events.
