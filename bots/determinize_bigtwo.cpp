@@ -1,6 +1,8 @@
 // Big Two worlds: the 52 cards less the seat's hand and the cards played this deal, dealt to
 // the others by their hand counts (with fewer than four seats the rest stay undealt, as the
-// real undealt cards do). The deal's plays and passes are then replayed from its first lead.
+// real undealt cards do, and on the first deal so do the cards below the lowest card dealt,
+// which its leader had to play). The deal's plays and passes are then replayed from its first
+// lead.
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -16,6 +18,7 @@ namespace parlor::bots {
 namespace {
 
 using bigtwo::BigTwoGame;
+using bigtwo::SuitOrder;
 
 struct DealHistory {
   std::optional<Seat> leader;  // who led the deal; none for the first (the lowest card leads)
@@ -42,6 +45,27 @@ DealHistory read_deal(std::span<const Json> events, int seats) {
     }
   }
   return history;
+}
+
+// The lowest card dealt in the first deal, when the seat knows it: the lowest card of the
+// deal's first play (it had to include it), or before that play the card the seat's view says
+// it must include (only its holder is told).
+std::optional<Card> lowest_dealt(const Json& view, const DealHistory& history, SuitOrder order) {
+  if (!history.steps.empty()) {
+    const CardSet first = read_cards(field(history.steps.front().move, "cards"));
+    if (first.empty()) return std::nullopt;
+    return bigtwo::lowest_card(first, order);
+  }
+  return read_card(field(view, "must_include"));
+}
+
+// Every card below `card` in Big Two order.
+CardSet cards_below(Card card, SuitOrder order) {
+  CardSet below;
+  for (Card c : standard_deck()) {
+    if (bigtwo::card_strength(c, order) < bigtwo::card_strength(card, order)) below.add(c);
+  }
+  return below;
 }
 
 bool bigtwo_hand_over(const Game& root, const Game& world) {
@@ -74,10 +98,22 @@ std::unique_ptr<Game> sample_bigtwo_world(const Json& view, std::span<const Json
   if (you < 0 || you >= seats || !field(view, "hand").is_array()) return nullptr;
   const CardSet hand = read_cards(field(view, "hand"));
   const DealHistory history = read_deal(events, seats);
+  const SuitOrder order = view.value("suit_order", "") == "spades_hearts_diamonds_clubs"
+                              ? SuitOrder::kSpadesHeartsDiamondsClubs
+                              : SuitOrder::kSpadesHeartsClubsDiamonds;
 
   CardSet unknown = standard_deck() - hand;
   for (CardSet played : history.played) unknown.remove_all(played);
-  const auto hands = deal_hands(unknown, counts, you, hand, history.played, {}, rng);
+  // On the first deal the holder of the lowest card dealt leads and must play it, so no hidden
+  // hand holds a lower card (with fewer than four seats, those cards were not dealt). Before
+  // that play only the leader knows the card, and a world is built for the seat to act.
+  std::vector<CardSet> excluded;
+  if (!history.leader) {
+    const auto lowest = lowest_dealt(view, history, order);
+    if (!lowest) return nullptr;
+    excluded.assign(static_cast<std::size_t>(seats), cards_below(*lowest, order));
+  }
+  const auto hands = deal_hands(unknown, counts, you, hand, history.played, excluded, rng);
   if (!hands) return nullptr;
   const Json options = world_options("bigtwo", {{"deals", view.value("deals", 1)},
                                                 {"suit_order", view.value("suit_order", "")},

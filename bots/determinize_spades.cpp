@@ -1,8 +1,11 @@
 // Spades worlds: the 52 cards less the seat's hand and the cards played this hand, dealt to the
-// other three by their hand counts, no seat getting a suit it failed to follow; the hand is
-// then replayed (looks, bids, plays) from the deal.
+// other three by their hand counts, no seat getting a suit it failed to follow (or, having led
+// a spade before spades were broken, any suit but spades); the hand is then replayed (looks,
+// bids, plays) from the deal.
 #include <algorithm>
 #include <array>
+#include <span>
+#include <vector>
 
 #include "bots/determinize.h"
 #include "bots/hidden_deal.h"
@@ -24,6 +27,27 @@ Json spades_move(const Json& event) {
   if (bid == "blind_nil") return {{"action", "bid"}, {"blind_nil", true}};
   if (bid == "nil") return {{"action", "bid"}, {"tricks", 0}};
   return {{"action", "bid"}, {"tricks", bid}};
+}
+
+// A seat that led a spade before spades were broken held nothing but spades (the rules allow
+// that lead only then), so it lacks the other three suits for the rest of the hand: marks
+// them in `voids`.
+void mark_spade_only_leads(std::span<const Json> events, std::vector<unsigned>& voids) {
+  constexpr unsigned kAllButSpades =
+      ((1U << kSuitCount) - 1U) & ~(1U << static_cast<int>(Suit::kSpades));
+  bool broken = false;
+  int plays_in_trick = 0;
+  for (const Json& event : current_hand(events)) {
+    if (!event.is_object() || event.value("type", "") != "play") continue;
+    const auto card = read_card(event.value("card", Json()));
+    const Seat seat = read_int(event, "seat", -1);
+    if (!card || seat < 0 || seat >= spades::kSeats) continue;
+    if (card->suit() == Suit::kSpades) {
+      if (plays_in_trick == 0 && !broken) voids[static_cast<std::size_t>(seat)] |= kAllButSpades;
+      broken = true;
+    }
+    plays_in_trick = (plays_in_trick + 1) % spades::kSeats;
+  }
 }
 
 bool spades_hand_over(const Game& root, const Game& world) {
@@ -55,7 +79,8 @@ std::unique_ptr<Game> sample_spades_world(const Json& view, std::span<const Json
   const Seat you = read_int(view, "you", -1);
   if (you < 0 || you >= spades::kSeats || !field(view, "hand").is_array()) return nullptr;
   const CardSet hand = read_cards(field(view, "hand"));
-  const TrickHandHistory history = read_trick_hand(events, spades::kSeats, spades_move);
+  TrickHandHistory history = read_trick_hand(events, spades::kSeats, spades_move);
+  mark_spade_only_leads(events, history.voids);
 
   CardSet unknown = standard_deck() - hand;
   for (CardSet played : history.played) unknown.remove_all(played);

@@ -21,8 +21,9 @@ struct HiddenHand {
 };
 
 // A random deal of `unknown` into hands[i].count cards each, none from hands[i].excluded; the
-// cards left over stay undealt. Nullopt when no such deal exists (or none was found: the
-// search gives up after a bounded number of tries rather than spend a bot's time budget).
+// cards left over stay undealt. Nullopt exactly when no such deal exists: a few random
+// attempts first, and when the constraints are too tight for those to succeed, a deal built
+// card by card that never strands a hand short of cards it may hold.
 std::optional<std::vector<CardSet>> deal_hidden(CardSet unknown, std::span<const HiddenHand> hands,
                                                 Rng& rng);
 
@@ -34,7 +35,7 @@ std::vector<CardSet> void_cards(std::span<const unsigned> voids);
 // The hands of one world as they were dealt at the start of the hand in progress: the seat
 // `you` holds `hand`, every other seat a random draw from `unknown` of its count in the view's
 // `hand_counts` (none of its `excluded` cards, when given); each seat's `played` cards are
-// added back. Nullopt when no such deal was found.
+// added back. Nullopt when no such deal exists.
 std::optional<std::vector<CardSet>> deal_hands(CardSet unknown, const Json& hand_counts, Seat you,
                                                CardSet hand, std::span<const CardSet> played,
                                                std::span<const CardSet> excluded, Rng& rng);

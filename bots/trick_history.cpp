@@ -5,7 +5,6 @@
 #include "bots/view_reading.h"
 
 namespace parlor::bots {
-namespace {
 
 std::span<const Json> current_hand(std::span<const Json> events) {
   for (std::size_t i = events.size(); i > 0; --i) {
@@ -14,8 +13,6 @@ std::span<const Json> current_hand(std::span<const Json> events) {
   }
   return events;
 }
-
-}  // namespace
 
 TrickHandHistory read_trick_hand(std::span<const Json> events, int seats,
                                  Json (*translate)(const Json& event),

@@ -24,6 +24,10 @@ struct TrickHandHistory {
   std::vector<unsigned> voids;    // per seat: bit s set when the seat failed to follow suit s
 };
 
+// The events after the last {"type":"deal"} (the whole list before the first one): the hand in
+// progress.
+std::span<const Json> current_hand(std::span<const Json> events);
+
 // Reads the events after the last {"type":"deal"} (the whole list before the first one).
 // `translate` turns a non-play event into the move that caused it, or null when the event
 // answers no move; a {"type":"play","seat","card"} event becomes {"action":"play","card"}.
