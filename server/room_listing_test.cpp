@@ -12,7 +12,7 @@ Json summary(const std::string& id, const std::string& kind, const std::string& 
   return {{"type", "room"}, {"room", id}, {"kind", kind}, {"status", status}, {"seats", seats}};
 }
 
-std::vector<std::string> ids(const Json& page) {
+std::vector<std::string> page_ids(const Json& page) {
   std::vector<std::string> out;
   for (const Json& room : page["rooms"]) out.push_back(room["room"]);
   return out;
@@ -26,18 +26,18 @@ const std::vector<Json> kRooms = {
 TEST(RoomListing, WithoutFiltersEveryRoomInIdOrderAndNoCursor) {
   const Json page = rooms_page(kRooms, {});
   EXPECT_EQ(page["type"], "rooms");
-  EXPECT_EQ(ids(page), (std::vector<std::string>{"a", "b", "c", "d", "e"}));
+  EXPECT_EQ(page_ids(page), (std::vector<std::string>{"a", "b", "c", "d", "e"}));
   EXPECT_FALSE(page.contains("next"));
 }
 
 TEST(RoomListing, FiltersCombine) {
   protocol::ListRooms query;
   query.kind = "bigtwo";
-  EXPECT_EQ(ids(rooms_page(kRooms, query)), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(page_ids(rooms_page(kRooms, query)), (std::vector<std::string>{"a", "b", "c"}));
   query.status = "waiting";
-  EXPECT_EQ(ids(rooms_page(kRooms, query)), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(page_ids(rooms_page(kRooms, query)), (std::vector<std::string>{"a", "b"}));
   query.free_seat = true;
-  EXPECT_EQ(ids(rooms_page(kRooms, query)), std::vector<std::string>{"a"});
+  EXPECT_EQ(page_ids(rooms_page(kRooms, query)), std::vector<std::string>{"a"});
   query.kind = "agram";
   EXPECT_TRUE(rooms_page(kRooms, query)["rooms"].empty());
 }
@@ -46,7 +46,7 @@ TEST(RoomListing, PagesFollowTheCursorAndStayStableWhenRoomsComeAndGo) {
   protocol::ListRooms query;
   query.limit = 2;
   Json page = rooms_page(kRooms, query);
-  EXPECT_EQ(ids(page), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(page_ids(page), (std::vector<std::string>{"a", "b"}));
   ASSERT_EQ(page["next"], "b");
   // Meanwhile "a" closes and "aa" opens before the cursor, "bb" after it.
   std::vector<Json> later;
@@ -57,10 +57,10 @@ TEST(RoomListing, PagesFollowTheCursorAndStayStableWhenRoomsComeAndGo) {
   later.push_back(summary("bb", "bigtwo", "waiting", true));
   query.after = page["next"].get<std::string>();
   page = rooms_page(later, query);
-  EXPECT_EQ(ids(page), (std::vector<std::string>{"bb", "c"}));
+  EXPECT_EQ(page_ids(page), (std::vector<std::string>{"bb", "c"}));
   query.after = page["next"].get<std::string>();
   page = rooms_page(later, query);
-  EXPECT_EQ(ids(page), (std::vector<std::string>{"d", "e"}));
+  EXPECT_EQ(page_ids(page), (std::vector<std::string>{"d", "e"}));
   EXPECT_FALSE(page.contains("next")) << "the last page has no cursor";
 }
 

@@ -7,18 +7,14 @@
 #include <sstream>
 #include <vector>
 
+#include "games/testing/card_text.h"
+
 namespace parlor::bidwhist {
 namespace {
 
 using tricks::Direction;
 
-CardSet cards(const std::string& text) {
-  CardSet out;
-  std::istringstream in(text);
-  std::string word;
-  while (in >> word) out.add(*parse_card(word));
-  return out;
-}
+using parlor::testing::cards;
 
 std::vector<Card> card_list(const std::string& text) {
   std::vector<Card> out;

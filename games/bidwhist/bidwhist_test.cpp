@@ -7,6 +7,7 @@
 
 #include <sstream>
 
+#include "games/testing/card_text.h"
 #include "games/testing/self_play.h"
 
 namespace parlor::bidwhist {
@@ -14,13 +15,7 @@ namespace {
 
 using testing::cards_mentioned;
 
-CardSet cards(const std::string& text) {
-  CardSet out;
-  std::istringstream in(text);
-  std::string word;
-  while (in >> word) out.add(*parse_card(word));
-  return out;
-}
+using parlor::testing::cards;
 
 Json bid(int books, const char* type) {
   return {{"action", "bid"}, {"books", books}, {"type", type}};

@@ -11,22 +11,13 @@
 #include <string>
 
 #include "games/core/rng.h"
+#include "games/testing/card_text.h"
 #include "games/testing/self_play.h"
 
 namespace parlor::bigtwo {
 namespace {
 
-CardSet cards(const std::string& text) {
-  CardSet out;
-  std::istringstream in(text);
-  std::string word;
-  while (in >> word) {
-    auto card = parse_card(word);
-    EXPECT_TRUE(card) << word;
-    if (card) out.add(*card);
-  }
-  return out;
-}
+using parlor::testing::cards;
 
 Json options(const Json& given = Json::object()) {
   std::string error;

@@ -4,23 +4,14 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <string>
+
+#include "games/testing/card_text.h"
 
 namespace parlor::bigtwo {
 namespace {
 
-CardSet cards(const std::string& text) {
-  CardSet out;
-  std::istringstream in(text);
-  std::string word;
-  while (in >> word) {
-    auto card = parse_card(word);
-    EXPECT_TRUE(card) << word;
-    if (card) out.add(*card);
-  }
-  return out;
-}
+using parlor::testing::cards;
 
 std::uint32_t rank_mask(CardSet set) {
   std::uint32_t ranks = 0;

@@ -6,24 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "games/core/deck.h"
 #include "games/core/rng.h"
+#include "games/testing/card_text.h"
 
 namespace parlor::bigtwo {
 namespace {
 
-CardSet cards(const std::string& text) {
-  CardSet out;
-  std::istringstream in(text);
-  std::string word;
-  while (in >> word) {
-    if (auto card = parse_card(word)) out.add(*card);
-  }
-  return out;
-}
+using parlor::testing::cards;
 
 using PlayMap = std::map<std::uint64_t, Hand>;
 

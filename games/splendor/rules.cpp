@@ -10,8 +10,6 @@
 namespace parlor::splendor {
 namespace {
 
-std::size_t at(int index) { return static_cast<std::size_t>(index); }
-
 void extra_gold_from(const Price& price, int color, int budget, Gems& extra, int extra_total,
                      std::vector<Gems>& out) {
   if (color == kColorCount) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,6 +13,9 @@
 #include "games/splendor/catalogue.h"
 
 namespace parlor::splendor {
+
+// A colour, token kind or slot number (an int in the rules) as an index into its array.
+inline std::size_t at(int index) { return static_cast<std::size_t>(index); }
 
 inline constexpr int kSlotsPerLevel = 4;
 inline constexpr int kMaxReserved = 3;

@@ -12,8 +12,6 @@ namespace parlor {
 namespace splendor {
 namespace {
 
-std::size_t at(int index) { return static_cast<std::size_t>(index); }
-
 MoveResult rejected(const char* code, std::string message) {
   return MoveResult::rejected(code, std::move(message));
 }

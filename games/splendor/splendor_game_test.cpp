@@ -9,19 +9,6 @@ namespace {
 
 using namespace testing;  // NOLINT: the test helpers
 
-Tokens tokens(int white, int blue, int green, int red, int black, int gold = 0) {
-  return {white, blue, green, red, black, gold};
-}
-
-void expect_rejected(SplendorGame& game, Seat seat, const Json& move, const std::string& code) {
-  const auto before = game.state_hash();
-  const auto result = game.apply(seat, move);
-  EXPECT_FALSE(result.ok()) << move.dump();
-  EXPECT_EQ(result.code(), code) << move.dump() << ": " << result.message();
-  EXPECT_FALSE(result.message().empty());
-  EXPECT_EQ(game.state_hash(), before) << move.dump();
-}
-
 // Level-1, 0-point cards of each colour (colour order white, blue, green, red, black).
 const std::vector<std::vector<int>> kPlainCards = {{1, 2, 3, 4, 5, 6, 7},
                                                    {9, 10, 11, 12, 13, 14, 15},

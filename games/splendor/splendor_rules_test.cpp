@@ -10,20 +10,6 @@ namespace {
 
 using namespace testing;  // NOLINT: the test helpers
 
-Tokens tokens(int white, int blue, int green, int red, int black, int gold = 0) {
-  return {white, blue, green, red, black, gold};
-}
-
-// Applies `move` for `seat`, expecting rejection `code` and no change at all.
-void expect_rejected(SplendorGame& game, Seat seat, const Json& move, const std::string& code) {
-  const auto before = game.state_hash();
-  const auto result = game.apply(seat, move);
-  EXPECT_FALSE(result.ok()) << move.dump();
-  EXPECT_EQ(result.code(), code) << move.dump() << ": " << result.message();
-  EXPECT_FALSE(result.message().empty());
-  EXPECT_EQ(game.state_hash(), before) << move.dump();
-}
-
 bool listed(const Json& legal, const Json& move) {
   for (const Json& m : legal) {
     if (m == move) return true;

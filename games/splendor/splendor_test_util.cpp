@@ -1,12 +1,12 @@
 #include "games/splendor/splendor_test_util.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <stdexcept>
 
 namespace parlor::splendor::testing {
 namespace {
-
-std::size_t at(int index) { return static_cast<std::size_t>(index); }
 
 // Removes `card` from its deck or face-up slot (the slot is refilled from the deck top).
 void lift(State& state, int card) {
@@ -54,6 +54,19 @@ void collect_ids(const Json& value, CardMask& out) {
 }
 
 }  // namespace
+
+Tokens tokens(int white, int blue, int green, int red, int black, int gold) {
+  return {white, blue, green, red, black, gold};
+}
+
+void expect_rejected(SplendorGame& game, Seat seat, const Json& move, const std::string& code) {
+  const auto before = game.state_hash();
+  const auto result = game.apply(seat, move);
+  EXPECT_FALSE(result.ok()) << move.dump();
+  EXPECT_EQ(result.code(), code) << move.dump() << ": " << result.message();
+  EXPECT_FALSE(result.message().empty());
+  EXPECT_EQ(game.state_hash(), before) << move.dump();
+}
 
 State dealt(int seats, std::uint64_t seed) { return initial_state(seats, seed); }
 

@@ -10,6 +10,11 @@
 
 namespace parlor::splendor::testing {
 
+Tokens tokens(int white, int blue, int green, int red, int black, int gold = 0);
+
+// Applies `move` for `seat`, expecting rejection `code` with a message, and no change at all.
+void expect_rejected(SplendorGame& game, Seat seat, const Json& move, const std::string& code);
+
 // A dealt state (seed 1 unless given) whose parts tests then rearrange.
 State dealt(int seats, std::uint64_t seed = 1);
 

@@ -15,7 +15,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr std::chrono::milliseconds kRedisTimeout = 1000ms;
+constexpr std::chrono::milliseconds kQuickPlayRedisTimeout = 1000ms;
 
 LogThrottle& quick_play_log() {
   static LogThrottle throttle(std::chrono::seconds(5));
@@ -201,7 +201,7 @@ void ClusterQuickPlay::run() {
     lock.unlock();
     try {
       if (!redis_) {
-        redis_ = std::make_unique<RedisClient>(options_.redis, kRedisTimeout);
+        redis_ = std::make_unique<RedisClient>(options_.redis, kQuickPlayRedisTimeout);
         ownership_ = std::make_unique<Ownership>(*redis_, options_.self, options_.lease,
                                                  options_.key_prefix);
       }
@@ -418,7 +418,7 @@ std::variant<Json, QuickPlay::Refusal> ClusterQuickPlay::enqueue(
   {
     std::lock_guard lock(request_mutex_);
     if (!request_redis_) {
-      request_redis_ = std::make_unique<RedisClient>(options_.redis, kRedisTimeout);
+      request_redis_ = std::make_unique<RedisClient>(options_.redis, kQuickPlayRedisTimeout);
     }
     reply = request_redis_->eval(kEnqueue, {}, args);
   }
@@ -458,7 +458,7 @@ bool ClusterQuickPlay::cancel(const std::string& player, std::uint64_t generatio
   }
   std::lock_guard lock(request_mutex_);
   if (!request_redis_) {
-    request_redis_ = std::make_unique<RedisClient>(options_.redis, kRedisTimeout);
+    request_redis_ = std::make_unique<RedisClient>(options_.redis, kQuickPlayRedisTimeout);
   }
   return request_redis_
              ->eval(kCancel, {},

@@ -745,7 +745,7 @@ void SqliteStore::rebuild_live() {
 
 namespace {
 
-constexpr std::string_view kRoomColumns =
+constexpr std::string_view kSqliteRoomColumns =
     "SELECT r.id, r.kind, r.seats, r.game_options, r.room_options, r.creator_id, r.status,"
     " r.game_number, r.created_ms, r.finished_ms, g.seed, g.start_seq, g.started_ms"
     " FROM rooms r LEFT JOIN games g ON g.room_id = r.id AND g.game_number = r.game_number";
@@ -869,7 +869,7 @@ LoadedState SqliteStore::load() {
       state.players.push_back(std::move(player));
     }
     Statement rooms(db,
-                    std::string(kRoomColumns) +
+                    std::string(kSqliteRoomColumns) +
                         " WHERE r.status IN ('waiting', 'playing') ORDER BY r.created_ms, r.id");
     while (rooms.step()) {
       LoadedRoom loaded{read_room(rooms, db), {}};
@@ -893,7 +893,7 @@ std::optional<RoomHistory> SqliteStore::load_room(const std::string& room_id) {
   if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
   auto& db = *reader_db_;
   return in_snapshot(db, file_, [&]() -> std::optional<RoomHistory> {
-    Statement row(db, std::string(kRoomColumns) + " WHERE r.id = ?1");
+    Statement row(db, std::string(kSqliteRoomColumns) + " WHERE r.id = ?1");
     row.bind(1, room_id);
     if (!row.step()) return std::nullopt;
     RoomHistory history{read_room(row, db), {}};
