@@ -43,9 +43,27 @@ cluster: build web
 	echo "logs in $(CLUSTER_DIR)/logs; Ctrl-C stops the cluster"; \
 	while :; do sleep 1; done
 
-# Every test except the opt-in labels load and soak.
+# Every test except the opt-in labels load and soak; then, with the release preset, the
+# sanitizer runs (tools/sanitize.sh): the unit tests, the in-process server tests and the
+# conformance suite under ASan+UBSan, a fuzz smoke run of every fuzz target, and the
+# in-process server tests under ThreadSanitizer. Their two builds run during the release
+# suite at the lowest CPU and I/O priority (its log: build/sanitize-build.log), so that they
+# take the CPU its tests leave idle. SANITIZE=0 leaves them out.
+SANITIZE ?= 1
 test: build web
-	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 900 -j2 -LE 'load|soak' $(CTEST_ARGS)
+	@sanitize=0; if [ "$(PRESET)" = release ] && [ "$(SANITIZE)" != 0 ]; then sanitize=1; fi; \
+	if [ $$sanitize = 1 ]; then \
+	  setsid nice -n 19 ionice -c 3 tools/sanitize.sh build >build/sanitize-build.log 2>&1 & \
+	  builder=$$!; trap 'kill -- -$$builder 2>/dev/null' INT TERM; \
+	fi; \
+	status=0; \
+	(cd $(BUILD_DIR) && ctest --output-on-failure --timeout 900 -j2 -LE 'load|soak' $(CTEST_ARGS)) || status=$$?; \
+	if [ $$sanitize = 1 ]; then \
+	  if [ $$status != 0 ]; then kill -- -$$builder 2>/dev/null; wait $$builder; exit $$status; fi; \
+	  if ! wait $$builder; then cat build/sanitize-build.log; echo "the sanitizer builds failed"; exit 1; fi; \
+	  tools/sanitize.sh all || status=$$?; \
+	fi; \
+	exit $$status
 
 # The Debian package, $(BUILD_DIR)/parlor_<version>_amd64.deb, with the web client in it
 # (docs/OPERATIONS.md, "Installing the package").
@@ -55,8 +73,8 @@ package: build web
 asan:
 	@$(MAKE) test PRESET=asan
 
-# The tests that run a server (labels integration and conformance) under ThreadSanitizer.
-# Not part of `make test`: a build of its own, and several times slower.
+# Every test that runs a server (labels integration and conformance) under ThreadSanitizer;
+# `make test` runs the in-process ones (label tsan) in the same build.
 tsan: deps
 	@cmake --preset tsan >/dev/null
 	@cmake --build --preset tsan

@@ -83,7 +83,10 @@ TEST(ExternalGame, ViewsShowOnlyTheSeatsOwnHand) {
   EXPECT_EQ(game.view(0)["hand"].size(), 5U);
   EXPECT_FALSE(game.view(kSpectator).contains("hand"));
   const std::string other = game.view(1).dump();
-  for (const Json& card : game.view(0)["hand"]) {
+  // The view held by name: a range-for over game.view(0)["hand"] would walk a temporary
+  // freed before the loop's first step.
+  const Json own = game.view(0);
+  for (const Json& card : own["hand"]) {
     EXPECT_EQ(other.find(card.get<std::string>()), std::string::npos);
   }
   EXPECT_EQ(game.view(1)["players"][0]["cards"], 5);

@@ -193,6 +193,10 @@ int self_play_games(int fallback) {
   if (const char* env = std::getenv("PARLOR_SELF_PLAY_GAMES")) {  // NOLINT(concurrency-mt-unsafe)
     return std::atoi(env);
   }
+  if (const char* cap =
+          std::getenv("PARLOR_SELF_PLAY_MAX_GAMES")) {  // NOLINT(concurrency-mt-unsafe)
+    return std::min(fallback, std::atoi(cap));
+  }
   return fallback;
 }
 
