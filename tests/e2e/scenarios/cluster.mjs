@@ -49,6 +49,18 @@ async function watchStatuses(page) {
 }
 const statuses = (page) => page.evaluate(() => window.__statuses.splice(0));
 
+// What the table shows, read at one instant: its seq and whether it prompts this player.
+const turnShown = (page) => page.evaluate(() => ({
+  seq: Number(document.querySelector('[data-testid="room"]')?.getAttribute('data-seq') ?? -1),
+  mine: document.querySelector('[data-testid="prompt"]')?.getAttribute('data-my-turn') === 'true',
+}));
+
+// The last state pushes of a room as "seq→to_act", oldest first, for failure messages.
+function stateTrail(frames, room, last = 8) {
+  const trail = frames.filter((f) => f.room === room && f.type === 'state').slice(-last);
+  return `last states received: ${trail.map((f) => `${f.seq}→[${f.to_act ?? ''}]`).join(' ')}`;
+}
+
 // Every string in a JSON value.
 function strings(v, out = []) {
   if (typeof v === 'string') out.push(v);
@@ -93,11 +105,13 @@ export const scenarios = [
       let gina = null;
       let hank = null;
       let ok = false;
+      let roomId = null;
       try {
         gina = await person(env.browser, tcp.url, 'gina');
         const frames = gina.frames;
         const page = gina.page;
         const room = await gina.createRoom('bigtwo', { seats: 4, seed });
+        roomId = room;
         for (const seat of [1, 2, 3]) {
           await page.getByTestId(`add-bot-${seat}-medium`).click();
           await page.locator(`[data-testid="seat-row-${seat}"]`).getByText('bot', { exact: true }).waitFor();
@@ -150,7 +164,14 @@ export const scenarios = [
         assert.notEqual(hankEdge0, owner0.node, 'hank\'s connection is on another node than the room');
         env.log(`room on ${owner0.node} (epoch ${owner0.epoch}); gina's connection on ${edge0}; hank's on ${hankEdge0}`);
         assert.equal(edge0, owner0.node, 'the room was created on the node that holds its creator\'s connection');
-        const before1 = { seq: await gina.seq(), hand: await gina.handCards() };
+        // The seq and the turn are read in one step, and checked against the last state frame:
+        // the premise of "nothing is played while the room moves" is that gina is to act.
+        const still1 = await turnShown(page);
+        assert.ok(still1.mine, `gina is to act before the kill (${stateTrail(frames, room)})`);
+        const before1 = { seq: still1.seq, hand: await gina.handCards() };
+        const lastState1 = frames.filter((f) => f.room === room && f.type === 'state').at(-1);
+        assert.ok(lastState1?.seq === before1.seq && lastState1.to_act?.includes(mySeat),
+          `the table shows the last state received, gina to act (${stateTrail(frames, room)})`);
         await statuses(page);
         const framesBefore1 = frames.length;
         const k1 = Date.now();
@@ -168,7 +189,7 @@ export const scenarios = [
         assert.ok(seen1.includes('reconnecting'), `the page said "reconnecting" (statuses ${seen1})`);
         assert.equal(seen1[seen1.length - 1], 'connected', 'and is connected again');
         assert.ok(owner1.epoch > owner0.epoch, 'the takeover raised the epoch');
-        assert.equal(await gina.seq(), before1.seq, 'the same state (nothing was played while the room moved: it was gina\'s turn)');
+        assert.equal(await gina.seq(), before1.seq, `the same state (nothing was played while the room moved: it was gina's turn; ${stateTrail(frames, room)})`);
         assert.ok(sameCards(await gina.handCards(), before1.hand), 'the same hand');
         assert.equal(await gina.moveError(), '', 'no error on the table');
         const pushed1 = frames.slice(framesBefore1).filter((f) => f.room === room).map((f) => f.type);
@@ -265,11 +286,30 @@ export const scenarios = [
         await tcp.close();
         const logs = ok ? null : path.join(env.artifacts, 'cluster-logs');
         await cluster.down({ keepLogsIn: logs });
-        if (logs) env.log(`the cluster's logs are in ${logs}`);
+        if (logs) {
+          env.log(`the cluster's logs are in ${logs}`);
+          // CI keeps only this output: the room's lines from every node, in time order.
+          for (const line of roomLogLines(logs, roomId).slice(-60)) env.log(`  ${line}`);
+        }
       }
     },
   },
 ];
+
+// Every line of the nodes' logs that names `room`, each prefixed with its file, sorted by the
+// timestamp the line starts with.
+function roomLogLines(dir, room) {
+  if (!room || !fs.existsSync(dir)) return [];
+  const lines = [];
+  for (const file of fs.readdirSync(dir)) {
+    const full = path.join(dir, file);
+    if (!fs.statSync(full).isFile()) continue;
+    for (const line of fs.readFileSync(full, 'utf8').split('\n')) {
+      if (line.includes(room)) lines.push({ file, line });
+    }
+  }
+  return lines.sort((a, b) => (a.line < b.line ? -1 : a.line > b.line ? 1 : 0)).map((l) => `${l.file}: ${l.line}`);
+}
 
 // A person at a browser (lib/player.mjs) whose every received frame is kept, parsed, from
 // the page's first connection on (`frames`).
