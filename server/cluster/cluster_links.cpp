@@ -76,7 +76,15 @@ ClusterLinks::ClusterLinks(net::io_context& io, ServerState& state, ClusterNode&
       secret_(std::move(secret)),
       idle_timeout_(idle_timeout) {}
 
-ClusterLinks::~ClusterLinks() { shutdown(); }
+ClusterLinks::~ClusterLinks() {
+  // shutdown() locks and allocates, and a destructor must not throw: the process is stopping,
+  // so the failure is logged and the links close with their sockets.
+  try {
+    shutdown();
+  } catch (const std::exception& error) {
+    log_error(std::string("cluster links: closing the links at shutdown failed: ") + error.what());
+  }
+}
 
 void ClusterLinks::shutdown() {
   std::vector<std::shared_ptr<PeerLink>> links;
