@@ -155,7 +155,23 @@ export const scenarios = [
 
         // A few moves by clicking (the bots answer), then wait for gina's turn: the table is still.
         await playToEnd([gina], bigTwoMove, { label: 'big two before the first failover', stopAfter: 3 });
-        const waitMyTurn = () => page.waitForFunction(() => document.querySelector('[data-testid="prompt"]')?.getAttribute('data-my-turn') === 'true', null, { timeout: 15000 });
+        // gina's turn, settled: the table shows the last state received, and that state has
+        // her to act. (The table renders a push on the next animation frame, so a read can
+        // come before it; a prompt on a state that does not have her to act is a client bug.)
+        const waitMyTurn = async () => {
+          const deadline = Date.now() + 15000;
+          for (;;) {
+            const shown = await turnShown(page);
+            const states = frames.filter((f) => f.room === room && f.type === 'state');
+            const pushed = states.findLast((f) => f.seq === shown.seq);
+            assert.ok(!shown.mine || !pushed || pushed.to_act?.includes(mySeat),
+              `the table prompts gina at a state that does not have her to act (it shows ${JSON.stringify(shown)}; ${stateTrail(frames, room)})`);
+            const last = states.at(-1);
+            if (shown.mine && last?.seq === shown.seq) return shown;
+            if (Date.now() > deadline) throw new Error(`gina's turn did not come (the table shows ${JSON.stringify(shown)}; ${stateTrail(frames, room)})`);
+            await page.waitForTimeout(50);
+          }
+        };
         await waitMyTurn();
 
         // ---- case 1: the room's owner holds gina's connection --------------------------------
@@ -164,14 +180,9 @@ export const scenarios = [
         assert.notEqual(hankEdge0, owner0.node, 'hank\'s connection is on another node than the room');
         env.log(`room on ${owner0.node} (epoch ${owner0.epoch}); gina's connection on ${edge0}; hank's on ${hankEdge0}`);
         assert.equal(edge0, owner0.node, 'the room was created on the node that holds its creator\'s connection');
-        // The seq and the turn are read in one step, and checked against the last state frame:
-        // the premise of "nothing is played while the room moves" is that gina is to act.
-        const still1 = await turnShown(page);
-        assert.ok(still1.mine, `gina is to act before the kill (${stateTrail(frames, room)})`);
+        // The premise of "nothing is played while the room moves": gina is to act.
+        const still1 = await waitMyTurn();
         const before1 = { seq: still1.seq, hand: await gina.handCards() };
-        const lastState1 = frames.filter((f) => f.room === room && f.type === 'state').at(-1);
-        assert.ok(lastState1?.seq === before1.seq && lastState1.to_act?.includes(mySeat),
-          `the table shows the last state received, gina to act (${stateTrail(frames, room)})`);
         await statuses(page);
         const framesBefore1 = frames.length;
         const k1 = Date.now();
@@ -182,14 +193,14 @@ export const scenarios = [
         const owner1 = await cluster.until(async () => { const o = await cluster.ownerOf(room); return o.node && o.node !== owner0.node && o; }, { timeoutMs: TAKEOVER_MS, what: 'a new owner of the room' });
         // The new owner's full state push: the table is back, gina's turn again.
         await page.locator(`[data-testid="room"][data-seat="${mySeat}"]`).waitFor({ timeout: TAKEOVER_MS });
-        await waitMyTurn();
+        const back1 = await waitMyTurn();
         const backMs = Date.now() - k1;
         const seen1 = await statuses(page);
         env.log(`case 1: statuses ${seen1.join(' → ')}; connected again after ${reconnectedMs} ms, the room back from ${owner1.node} (epoch ${owner1.epoch}) after ${backMs} ms`);
         assert.ok(seen1.includes('reconnecting'), `the page said "reconnecting" (statuses ${seen1})`);
         assert.equal(seen1[seen1.length - 1], 'connected', 'and is connected again');
         assert.ok(owner1.epoch > owner0.epoch, 'the takeover raised the epoch');
-        assert.equal(await gina.seq(), before1.seq, `the same state (nothing was played while the room moved: it was gina's turn; ${stateTrail(frames, room)})`);
+        assert.equal(back1.seq, before1.seq, `the same state (nothing was played while the room moved: it was gina's turn; ${stateTrail(frames, room)})`);
         assert.ok(sameCards(await gina.handCards(), before1.hand), 'the same hand');
         assert.equal(await gina.moveError(), '', 'no error on the table');
         const pushed1 = frames.slice(framesBefore1).filter((f) => f.room === room).map((f) => f.type);
@@ -219,7 +230,7 @@ export const scenarios = [
           await waitMyTurn();
         }
         env.log(`room on ${owner1.node}; gina's connection on ${edge1}`);
-        const before2 = { seq: await gina.seq(), hand: await gina.handCards() };
+        const before2 = { seq: (await waitMyTurn()).seq, hand: await gina.handCards() };
         await statuses(page);
         const k2 = Date.now();
         await cluster.kill(owner1.node);
