@@ -95,12 +95,8 @@ fuzz: deps
 	@cmake --preset fuzz >/dev/null
 	@cmake --build --preset fuzz
 	@set -e; for name in $(FUZZ_TARGETS); do \
-	  mkdir -p build/fuzz/corpus/$$name; \
-	  dict=tests/fuzz/dict/$$name.dict; \
 	  echo "fuzz: $$name for $(FUZZ_SECONDS) s"; \
-	  build/fuzz/tests/fuzz/$${name}_fuzz build/fuzz/corpus/$$name tests/fuzz/corpus/$$name \
-	    -max_total_time=$(FUZZ_SECONDS) -max_len=20000 -timeout=10 -print_final_stats=1 \
-	    -artifact_prefix=build/fuzz/$$name- $$( [ -f $$dict ] && echo -dict=$$dict ); \
+	  tools/fuzz_target.sh $$name $(FUZZ_SECONDS) build/fuzz/corpus/$$name build/fuzz/$$name-; \
 	done
 
 # The soak (tests/soak/soak.sh): bots against a durable server for SOAK_SECONDS (an hour),

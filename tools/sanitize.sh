@@ -53,15 +53,10 @@ stage "fuzz smoke: each target ${smoke} s"
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 smoke_one() {
-  local name=$1 smoke=$2 logs=$3 dict corpus
-  dict=tests/fuzz/dict/$name.dict
-  corpus=$logs/corpus-$name
-  mkdir -p "$corpus"
-  # New inputs go to the scratch corpus (the first directory); the committed one is only read.
-  if build/fuzz/tests/fuzz/"${name}"_fuzz "$corpus" "tests/fuzz/corpus/$name" \
-    -max_total_time="$smoke" -max_len=20000 -timeout=10 -print_final_stats=1 \
-    -artifact_prefix="$logs/$name-" $([ -f "$dict" ] && echo "-dict=$dict") \
-    ${PARLOR_SEED:+-seed=$PARLOR_SEED} >"$logs/$name.log" 2>&1; then
+  local name=$1 smoke=$2 logs=$3
+  # New inputs go to a scratch corpus; the committed one is only read.
+  if tools/fuzz_target.sh "$name" "$smoke" "$logs/corpus-$name" "$logs/$name-" \
+    >"$logs/$name.log" 2>&1; then
     echo "fuzz smoke: $name passed: $(grep -o 'stat::number_of_executed_units: *[0-9]*' \
       "$logs/$name.log" | grep -o '[0-9]*$') inputs, $(grep -o 'cov: [0-9]*' "$logs/$name.log" |
       tail -1 | grep -o '[0-9]*') edges, $(grep -o 'Seed: [0-9]*' "$logs/$name.log")"
