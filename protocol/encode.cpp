@@ -288,7 +288,7 @@ std::string encode_room_closed(std::string_view room, std::string_view reason) {
   return to_wire(message);
 }
 
-std::string encode_chat_history(std::string_view room, const std::deque<ChatLine>& lines) {
+std::string encode_chat_history(std::string_view room, std::span<const ChatLine> lines) {
   Json messages = Json::array();
   for (const ChatLine& line : lines) {
     messages.push_back(
@@ -299,7 +299,7 @@ std::string encode_chat_history(std::string_view room, const std::deque<ChatLine
 }
 
 std::string encode_event_history(std::string_view room, int game, std::int64_t seq,
-                                 const std::deque<EventEntry>& entries) {
+                                 std::span<const EventEntry> entries) {
   std::size_t size = 64 + room.size();
   for (const EventEntry& entry : entries) size += entry.events.size() + 32;
   std::string out = R"({"type":"event_history","room":)";

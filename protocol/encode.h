@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <span>
 #include <string>
@@ -136,7 +135,7 @@ struct ChatLine {
   std::int64_t at_ms = 0;  // when the server pushed it (Unix milliseconds)
 };
 // The room's latest chat lines, oldest first, for a member who arrives or comes back.
-std::string encode_chat_history(std::string_view room, const std::deque<ChatLine>& lines);
+std::string encode_chat_history(std::string_view room, std::span<const ChatLine> lines);
 std::string encode_chat(std::string_view room, std::string_view player, std::string_view name,
                         std::string_view text);
 // One accepted move's public events as a room's play history keeps them: the `seq` the move
@@ -150,7 +149,7 @@ struct EventEntry {
 // "game":G,"seq":S,"entries":[{"seq":N,"events":[...]},...]}. The events' text is copied as
 // it is.
 std::string encode_event_history(std::string_view room, int game, std::int64_t seq,
-                                 const std::deque<EventEntry>& entries);
+                                 std::span<const EventEntry> entries);
 // {"type":"seat_removed","room":ID,"seat":N,"reason":TEXT}: to the player the room's creator
 // took off `seat`; the room is no longer theirs.
 std::string encode_seat_removed(std::string_view room, int seat, std::string_view reason);

@@ -25,13 +25,13 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 
+#include "server/fifo.h"
 #include "server/frame.h"
 #include "server/linger.h"
 
@@ -229,7 +229,7 @@ class FrameWriterStream {
   bool close_asked_ = false;
   CloseRewrite close_rewrite_;
   std::string close_frame_;  // a rewritten close frame while it is written
-  std::deque<std::unique_ptr<Waiting>> waiting_;
+  Fifo<std::unique_ptr<Waiting>> waiting_;
 };
 
 // Beast closes the WebSocket by tearing down the layer below it.

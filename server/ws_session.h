@@ -10,7 +10,6 @@
 #include <boost/beast/websocket/stream.hpp>
 
 #include <array>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "server/connection.h"
+#include "server/fifo.h"
 #include "server/frame_writer_stream.h"
 #include "server/ip_limiter.h"
 #include "server/net.h"
@@ -81,7 +81,7 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   std::mutex inbox_mutex_;
   std::vector<Frame> inbox_;
   std::vector<Frame> arrived_;
-  std::deque<Frame> queue_;
+  Fifo<Frame> queue_;
   std::size_t queued_bytes_ = 0;
   // The write in flight: the first frames_in_flight_ frames of queue_, as a gather list
   // (plain) or copied into one piece (TLS) when there are several.

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -21,6 +20,7 @@
 #include "games/external/external_game.h"
 #include "protocol/encode.h"
 #include "server/connection.h"
+#include "server/fifo.h"
 #include "server/frame.h"
 #include "server/identity.h"
 #include "server/store/store.h"
@@ -151,7 +151,7 @@ class WriteAheadGate {
 
  private:
   int outstanding_ = 0;
-  std::deque<Delivery> held_;
+  Fifo<Delivery> held_;
 };
 
 }  // namespace parlor::server

@@ -14,7 +14,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -29,6 +28,7 @@
 #include "protocol/encode.h"
 #include "protocol/error_code.h"
 #include "server/engine/engine_reply.h"
+#include "server/fifo.h"
 #include "server/room/outbox.h"
 #include "server/room/room_options.h"
 
@@ -355,7 +355,7 @@ class Table {
   // An external game's engine: the call in flight, moves that came meanwhile, and whether
   // the engine is failing (the room is paused; engine_retry_ asks it again).
   std::optional<EngineWait> engine_wait_;
-  std::deque<QueuedMove> engine_queue_;
+  Fifo<QueuedMove> engine_queue_;
   std::uint64_t engine_calls_ = 0;
   bool engine_paused_ = false;
   // Cluster mode: a write failed and this table waits to be replaced by one loaded from the
@@ -364,7 +364,7 @@ class Table {
   // The latest chat lines (at most kChatHistory), for members who arrive or come back. Kept
   // in memory only: a restart or a takeover starts it afresh.
   static constexpr std::size_t kChatHistory = 50;
-  std::deque<protocol::ChatLine> chat_history_;
+  Fifo<protocol::ChatLine> chat_history_;
   // The current game's public events, one entry per accepted move (and the deal), for a
   // member who arrives or comes back to fill their play log: exactly the `events` every member
   // was pushed, never a seat's view. Bounded because a long game (a Spades match to 500) runs
@@ -375,7 +375,7 @@ class Table {
   static constexpr std::size_t kEventHistory = 200;
   // The events of a game's deal, as pushed with its first state (and kept in the history).
   static constexpr std::string_view kStartEvents = R"([{"type":"start"}])";
-  std::deque<protocol::EventEntry> event_history_;
+  Fifo<protocol::EventEntry> event_history_;
   int engine_failures_ = 0;  // in a row, for the backoff
   std::optional<Clock::time_point> engine_retry_;
   // broadcast_state's lists, kept from move to move so that it allocates none.

@@ -93,7 +93,7 @@ void Table::publish_spectators_later(TableTime now, Outbox& out) {
 
 void Table::push_chat_history_to(const std::shared_ptr<Player>& player, Outbox& out) {
   if (chat_history_.empty()) return;
-  std::deque<protocol::ChatLine> shown;
+  std::vector<protocol::ChatLine> shown;
   for (const protocol::ChatLine& line : chat_history_) {
     if (!player->mutes(line.player)) shown.push_back(line);
   }
@@ -103,9 +103,10 @@ void Table::push_chat_history_to(const std::shared_ptr<Player>& player, Outbox& 
 
 void Table::push_event_history_to(const std::shared_ptr<Player>& player, Outbox& out) {
   if (!game_ || event_history_.empty()) return;
-  send_to(player,
-          make_frame(protocol::encode_event_history(id(), game_number_, seq_, event_history_)),
-          out);
+  send_to(
+      player,
+      make_frame(protocol::encode_event_history(id(), game_number_, seq_, event_history_.items())),
+      out);
 }
 
 void Table::remember_events(std::int64_t seq, std::string_view events) {
