@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "server/connection.h"
@@ -21,6 +22,7 @@
 #include "server/frame_writer_stream.h"
 #include "server/ip_limiter.h"
 #include "server/net.h"
+#include "server/plain_ws_stream.h"
 #include "server/server_state.h"
 
 namespace parlor::server {
@@ -66,13 +68,18 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   // Frames written per gather write, within the buffers of one sendmsg of Asio's.
   static constexpr std::size_t kMaxBatchFrames = 32;
 
-  beast::websocket::stream<FrameWriterStream<Stream>> ws_;
+  // A plain socket's WebSocket layer is Parlor's own (plain_ws_stream.h: nothing held while
+  // idle); TLS, and the fuzz target's test stream, keep Beast's.
+  using WsStream = std::conditional_t<std::is_same_v<Stream, PlainWsSocket>, PlainWsStream,
+                                      beast::websocket::stream<FrameWriterStream<Stream>>>;
+  WsStream ws_;
   std::shared_ptr<ServerState> state_;
   std::unique_ptr<IpLimiter::Slot> slot_;
   // The message being read. Beast prepares about a TCP frame's worth (1,536 bytes) before each
   // read, so that much stays; a larger one, grown by one large message (up to the 16 KiB
   // limit), is freed once that message is handled, rather than kept by an idle connection.
-  static constexpr std::size_t kKeptReadBuffer = 2048;
+  // Parlor's own stream writes only the message itself, so nothing stays.
+  static constexpr std::size_t kKeptReadBuffer = std::is_same_v<WsStream, PlainWsStream> ? 0 : 2048;
   beast::flat_buffer buffer_;
   ClientContext client_;
   // Frames handed over by rooms and the lobby from any thread. They reach the queue together

@@ -28,8 +28,8 @@ namespace ws_session_detail {
 
 // The transport under a session's stream: the TCP socket, plain or under TLS, or (in the
 // fuzz target) Beast's test stream, which has no socket options.
-template <class Stream>
-auto& transport(websocket::stream<FrameWriterStream<Stream>>& ws) {
+template <class Stream, class Ws>
+auto& transport(Ws& ws) {
   if constexpr (std::is_same_v<Stream, TlsStream>) {
     return beast::get_lowest_layer(ws).socket();
   } else {
@@ -37,24 +37,24 @@ auto& transport(websocket::stream<FrameWriterStream<Stream>>& ws) {
   }
 }
 
-template <class Stream>
-void set_send_buffer(websocket::stream<FrameWriterStream<Stream>>& ws, std::size_t bytes) {
+template <class Stream, class Ws>
+void set_send_buffer(Ws& ws, std::size_t bytes) {
   if constexpr (std::is_same_v<Stream, PlainWsSocket> || std::is_same_v<Stream, TlsStream>) {
     const net::socket_base::send_buffer_size option(
         static_cast<int>(std::min<std::size_t>(bytes, 1 << 30)));
     beast::error_code ignored;
-    transport(ws).set_option(option, ignored);
+    transport<Stream>(ws).set_option(option, ignored);
   }
 }
 
-// Drops the connection without a close handshake.
-template <class Stream>
-void drop_transport(websocket::stream<FrameWriterStream<Stream>>& ws) {
+// Drops the connection without a close handshake; a pending read completes with an error.
+template <class Stream, class Ws>
+void drop_transport(Ws& ws) {
   if constexpr (std::is_same_v<Stream, PlainWsSocket> || std::is_same_v<Stream, TlsStream>) {
     beast::error_code ignored;
-    transport(ws).close(ignored);
+    transport<Stream>(ws).close(ignored);
   } else {
-    transport(ws).close();
+    transport<Stream>(ws).close();
   }
 }
 
@@ -86,13 +86,19 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
   // A TCP stream's own timer stops here (a plain session has a bare socket); the WebSocket
   // timeouts take over.
   if constexpr (std::is_same_v<Stream, TlsStream>) beast::get_lowest_layer(ws_).expires_never();
-  websocket::stream_base::timeout timeouts;
-  // Beast times the opening and closing handshakes; idle peers are the session's own
-  // keep-alive (arm_keepalive).
-  timeouts.handshake_timeout = config.handshake_timeout;
-  timeouts.idle_timeout = websocket::stream_base::none();
-  timeouts.keep_alive_pings = false;
-  ws_.set_option(timeouts);
+  if constexpr (!std::is_same_v<WsStream, PlainWsStream>) {
+    websocket::stream_base::timeout timeouts;
+    // Beast times the opening and closing handshakes; idle peers are the session's own
+    // keep-alive (arm_keepalive). (Parlor's stream writes the 101 at once, and lingers at
+    // most kLingerTime once closing.)
+    timeouts.handshake_timeout = config.handshake_timeout;
+    timeouts.idle_timeout = websocket::stream_base::none();
+    timeouts.keep_alive_pings = false;
+    ws_.set_option(timeouts);
+    ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
+      response.set(beast::http::field::server, "parlor");
+    }));
+  }
   // Pings and pongs are read by Beast and never reach on_read; they are signs of life too.
   ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
     last_heard_ = Clock::now();
@@ -103,14 +109,11 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
   });
   ws_.next_layer().set_close_rewrite(
       [this](std::uint16_t code) { return close_replacement(code); });
-  ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
-    response.set(beast::http::field::server, "parlor");
-  }));
   ws_.read_message_max(config.max_message_bytes);
   // The kernel may hold about as much unsent data for a client as the session's own queue:
   // without a bound, Linux grows a socket's send buffer to megabytes, and a client that
   // stops reading would be noticed (and closed as a slow consumer) only after that.
-  ws_session_detail::set_send_buffer(ws_, config.max_queue_bytes);
+  ws_session_detail::set_send_buffer<Stream>(ws_, config.max_queue_bytes);
   client_.connection = this->shared_from_this();
   client_.address = peer_;
   client_.finish_later = [weak = this->weak_from_this()](std::function<void()> work) {
@@ -227,7 +230,7 @@ void WsSession<Stream>::on_keepalive() {
   if (now < drop_at) return arm_keepalive(drop_at);
   // Silent for the whole idle time, the ping unanswered: a peer that is gone (or will not
   // read) gets no close handshake; dropping the TCP connection ends the read loop.
-  ws_session_detail::drop_transport(ws_);
+  ws_session_detail::drop_transport<Stream>(ws_);
 }
 
 template <class Stream>
@@ -371,7 +374,7 @@ void WsSession<Stream>::do_close(std::uint16_t code, const std::string& reason) 
   close_timer_.expires_after(std::chrono::seconds(2));
   close_timer_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
     if (ec) return;
-    ws_session_detail::drop_transport(self->ws_);
+    ws_session_detail::drop_transport<Stream>(self->ws_);
   });
   websocket::close_reason why;
   why.code = code;
