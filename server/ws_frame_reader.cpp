@@ -148,7 +148,8 @@ bool WsFrameReader::finish_header() {
       message_size_ = 0;
       utf8_.reset();
     }
-    if (length > max_message_ - message_size_) {
+    // (The first test: a limit lowered while a message was being read.)
+    if (message_size_ > max_message_ || length > max_message_ - message_size_) {
       fail(kTooBig);
       return false;
     }
