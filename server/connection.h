@@ -26,6 +26,9 @@ class Connection {
   virtual void send(Frame frame) = 0;
   // Closes with a WebSocket close code and reason; thread-safe, idempotent.
   virtual void close(std::uint16_t code, std::string reason) = 0;
+  // The keep-alive check this connection asked the server's wheel for (keepalive_wheel.h) is
+  // due. Called on the wheel's thread; a connection with a socket hands it to its own strand.
+  virtual void keepalive_due() {}
 
  private:
   static std::uint64_t next_id() {

@@ -53,7 +53,7 @@ void linger_and_close(Socket& socket, std::chrono::milliseconds linger, Handler&
 
     void read() {
       socket.async_read_some(
-          boost::asio::buffer(buffer),
+          boost::asio::buffer(discarded),
           [self = this->shared_from_this()](boost::beast::error_code ec, std::size_t) {
             if (!ec) return self->read();
             self->finish();  // the peer closed, reset, or time is up
@@ -69,7 +69,9 @@ void linger_and_close(Socket& socket, std::chrono::milliseconds linger, Handler&
 
     Socket& socket;
     boost::asio::steady_timer timer;
-    std::array<char, 4096> buffer{};
+    // Where the discarded bytes go: small, as a peer rarely sends much after a close, and a
+    // thousand connections closed at once each hold one while they linger.
+    std::array<char, 512> discarded{};
     DecayedHandler handler;
   };
   std::make_shared<Drain>(socket, DecayedHandler(std::forward<Handler>(handler)))->start(linger);

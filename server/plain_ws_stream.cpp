@@ -154,9 +154,8 @@ PlainWsStream::Next PlainWsStream::on_event(const WsFrameReader::Event& event) {
       if (control_callback_) control_callback_(websocket::frame_type::pong, event.payload);
       return Next::kRead;
     case Kind::kClose:
-      peer_reason_.code =
+      peer_close_code_ =
           event.code == 0 ? static_cast<std::uint16_t>(websocket::close_code::none) : event.code;
-      peer_reason_.reason.assign(event.payload.data(), event.payload.size());
       if (control_callback_) control_callback_(websocket::frame_type::close, event.payload);
       close_and_end_read(close_payload(event.code), websocket::error::closed);
       return Next::kEnded;

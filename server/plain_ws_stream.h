@@ -57,8 +57,10 @@ class PlainWsStream {
 
   void read_message_max(std::size_t bytes) { reader_.set_max_message_bytes(bytes); }
   void control_callback(ControlCallback callback) { control_callback_ = std::move(callback); }
-  // The peer's close frame, once read.
-  const beast::websocket::close_reason& reason() const { return peer_reason_; }
+  // The code of the peer's close frame, once read (its reason is not kept).
+  beast::websocket::close_reason reason() const {
+    return beast::websocket::close_reason(peer_close_code_);
+  }
   // Whether the last message read was binary.
   bool got_binary() const { return got_binary_; }
 
@@ -95,7 +97,7 @@ class PlainWsStream {
   // Set while a read is asked for. A wait for readability is pending only while it is set.
   ReadHandler read_handler_;
   ControlCallback control_callback_;
-  beast::websocket::close_reason peer_reason_;
+  std::uint16_t peer_close_code_ = beast::websocket::close_code::none;
   bool got_binary_ = false;
   bool close_sent_ = false;  // no frame may follow: reads end, the connection is going
 };

@@ -72,6 +72,7 @@ void Server::stop() {
     state_->lobby().shutdown();
     state_->stop_lobby_feed();
     state_->stop_player_sweeper();
+    state_->keepalive().stop();
     // A node that drains is restarted or replaced while the service goes on (in a cluster
     // another node takes its rooms over at once): 1012 tells clients to reconnect and resume.
     // A single server without a drain is going away (1001).

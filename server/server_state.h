@@ -21,6 +21,7 @@
 #include "server/cluster/cluster_quick_play.h"
 #include "server/config.h"
 #include "server/identity.h"
+#include "server/keepalive_wheel.h"
 #include "server/lobby.h"
 #include "server/lobby_feed.h"
 #include "server/metrics.h"
@@ -76,6 +77,8 @@ class ServerState {
   void register_connection(const std::shared_ptr<Connection>& connection);
   void unregister_connection(const Connection* connection);
   void close_all(std::uint16_t code, const std::string& reason);
+  // Every connection's keep-alive checks, on one timer; stopped with the server.
+  KeepaliveWheel& keepalive() { return keepalive_; }
 
   // Opens the store of config().store and rebuilds the players and rooms it holds.
   // Throws StoreError with a message naming the file when it cannot.
@@ -216,6 +219,11 @@ class ServerState {
   std::function<void()> drain_handler_;
   std::mutex connections_mutex_;
   std::unordered_map<const Connection*, std::weak_ptr<Connection>> connections_;
+  KeepaliveWheel keepalive_{io_, [this](const Connection* address) {
+                              std::lock_guard lock(connections_mutex_);
+                              const auto it = connections_.find(address);
+                              return it == connections_.end() ? nullptr : it->second.lock();
+                            }};
 };
 
 }  // namespace parlor::server

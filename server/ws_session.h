@@ -40,6 +40,7 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
 
   void send(Frame frame) override;
   void close(std::uint16_t code, std::string reason) override;
+  void keepalive_due() override;
 
  private:
   void on_accept(beast::error_code ec);
@@ -93,8 +94,9 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   // The write in flight: the first frames_in_flight_ frames of queue_, as a gather list
   // (plain) or copied into one piece (TLS) when there are several.
   std::size_t frames_in_flight_ = 0;
-  std::vector<net::const_buffer> buffers_;
-  std::string flat_;
+  std::conditional_t<std::is_same_v<Stream, PlainWsSocket>, std::vector<net::const_buffer>,
+                     std::string>
+      gathered_;
   bool accepted_ = false;  // the WebSocket handshake is done
   bool writing_ = false;
   bool closing_ = false;
@@ -102,19 +104,19 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   double tokens_;
   Clock::time_point last_refill_ = Clock::now();
   int strikes_ = 0;
-  std::string peer_;  // the client's address, for log lines
   // The peer's close frame, once read (Beast answers it; an invalid code gets 1002).
   bool peer_closed_ = false;
   std::uint16_t peer_close_code_ = 0;
-  net::steady_timer close_timer_;
+  // Made once closing: a connection spends nearly all its life open.
+  std::unique_ptr<net::steady_timer> close_timer_;
   // Keep-alive: the session's own, not Beast's idle timeout, which re-arms a timer (a cancel,
   // an aborted completion and a new wait) on every message read. Here a message only records
-  // when it arrived; one timer looks at that after half the idle time, pings a silent peer,
-  // and drops it after the whole idle time without a frame (a pong counts). A ping is
-  // outstanding while nothing has been heard since it went out.
+  // when it arrived; the server's wheel (keepalive_wheel.h) has the session look at that
+  // after half the idle time, ping a silent peer, and drop it after the whole idle time
+  // without a frame (a pong counts). A ping is outstanding while nothing has been heard
+  // since it went out.
   Clock::time_point last_heard_ = Clock::now();
   Clock::time_point pinged_at_{};
-  net::steady_timer keepalive_timer_;
 };
 
 extern template class WsSession<PlainWsSocket>;

@@ -66,10 +66,8 @@ WsSession<Stream>::WsSession(Stream&& stream, std::shared_ptr<ServerState> state
     : ws_(std::move(stream)),
       state_(std::move(state)),
       slot_(std::move(slot)),
-      tokens_(state_->config().rate_burst),
-      peer_(std::move(peer)),
-      close_timer_(ws_.get_executor()),
-      keepalive_timer_(ws_.get_executor()) {
+      tokens_(state_->config().rate_burst) {
+  client_.address = std::move(peer);
   state_->metrics().connections.fetch_add(1);
   state_->metrics().connections_total.fetch_add(1);
 }
@@ -115,7 +113,6 @@ void WsSession<Stream>::run(beast::http::request<beast::http::string_body> reque
   // stops reading would be noticed (and closed as a slow consumer) only after that.
   ws_session_detail::set_send_buffer<Stream>(ws_, config.max_queue_bytes);
   client_.connection = this->shared_from_this();
-  client_.address = peer_;
   client_.finish_later = [weak = this->weak_from_this()](std::function<void()> work) {
     if (auto self = weak.lock()) {
       net::post(self->ws_.get_executor(), [self, work = std::move(work)] {
@@ -207,10 +204,12 @@ void WsSession<Stream>::release_message() {
 
 template <class Stream>
 void WsSession<Stream>::arm_keepalive(Clock::time_point at) {
-  keepalive_timer_.expires_at(at);
-  keepalive_timer_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
-    if (!ec) self->on_keepalive();
-  });
+  state_->keepalive().schedule(*this, at);
+}
+
+template <class Stream>
+void WsSession<Stream>::keepalive_due() {
+  net::post(ws_.get_executor(), [self = this->shared_from_this()] { self->on_keepalive(); });
 }
 
 template <class Stream>
@@ -316,18 +315,18 @@ void WsSession<Stream>::do_write() {
       written =
           ws_.next_layer().write_frames(net::buffer(queue_.front()->wire()), std::move(on_written));
     } else if constexpr (std::is_same_v<Stream, PlainWsSocket>) {
-      buffers_.clear();
+      gathered_.clear();
       for (std::size_t i = 0; i < frames_in_flight_; ++i) {
-        buffers_.push_back(net::buffer(queue_[i]->wire()));
+        gathered_.push_back(net::buffer(queue_[i]->wire()));
       }
-      written = ws_.next_layer().write_frames(std::span<const net::const_buffer>(buffers_),
+      written = ws_.next_layer().write_frames(std::span<const net::const_buffer>(gathered_),
                                               std::move(on_written));
     } else {
       // TLS: several frames copied into one piece, encrypted and written together rather
       // than as one TLS write each.
-      flat_.clear();
-      for (std::size_t i = 0; i < frames_in_flight_; ++i) flat_ += queue_[i]->wire();
-      written = ws_.next_layer().write_frames(net::buffer(flat_), std::move(on_written));
+      gathered_.clear();
+      for (std::size_t i = 0; i < frames_in_flight_; ++i) gathered_ += queue_[i]->wire();
+      written = ws_.next_layer().write_frames(net::buffer(gathered_), std::move(on_written));
     }
     if (!written) return;  // on_write carries on
     writing_ = false;
@@ -371,8 +370,9 @@ void WsSession<Stream>::do_close(std::uint16_t code, const std::string& reason) 
   }
   // A peer that does not read will not complete the close handshake either: give it a
   // moment, then drop the TCP connection.
-  close_timer_.expires_after(std::chrono::seconds(2));
-  close_timer_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
+  close_timer_ = std::make_unique<net::steady_timer>(ws_.get_executor());
+  close_timer_->expires_after(std::chrono::seconds(2));
+  close_timer_->async_wait([self = this->shared_from_this()](beast::error_code ec) {
     if (ec) return;
     ws_session_detail::drop_transport<Stream>(self->ws_);
   });
@@ -422,7 +422,8 @@ template <class Stream>
 void WsSession<Stream>::note_protocol_close(std::uint16_t code, const std::string& reason) {
   static LogThrottle log;
   state_->metrics().count_protocol_close(code);
-  log.info("websocket from " + peer_ + " failed with " + std::to_string(code) + ": " + reason);
+  log.info("websocket from " + client_.address + " failed with " + std::to_string(code) + ": " +
+           reason);
 }
 
 template <class Stream>
@@ -430,8 +431,7 @@ void WsSession<Stream>::finish() {
   if (finished_) return;
   finished_ = true;
   closing_ = true;
-  close_timer_.cancel();
-  keepalive_timer_.cancel();
+  if (close_timer_) close_timer_->cancel();
   state_->disconnected(client_);
   client_.connection.reset();  // breaks the session -> context -> session cycle
   client_.finish_later = nullptr;

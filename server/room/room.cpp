@@ -3,6 +3,9 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
+#include <memory>
+#include <vector>
+
 #include "server/config.h"
 #include "server/engine/engine_directory.h"
 #include "server/log.h"
@@ -22,6 +25,33 @@ TableSetup kept_by(TableSetup setup, const Store* store) {
   setup.persistent = store != nullptr;
   return setup;
 }
+// Outboxes are reused from call to call, so that a move allocates no vectors: a few per I/O
+// thread rather than one per room, which would keep its largest call's capacity while the
+// room sits idle. A call that runs another room's inside it takes another outbox.
+class OutboxPool {
+ public:
+  static std::unique_ptr<Outbox> take() {
+    auto& free = pool();
+    if (free.empty()) return std::make_unique<Outbox>();
+    auto out = std::move(free.back());
+    free.pop_back();
+    return out;
+  }
+  static void give_back(std::unique_ptr<Outbox> out) {
+    auto& free = pool();
+    if (free.size() >= kKept) return;
+    out->clear();
+    free.push_back(std::move(out));
+  }
+
+ private:
+  static constexpr std::size_t kKept = 4;
+  static std::vector<std::unique_ptr<Outbox>>& pool() {
+    thread_local std::vector<std::unique_ptr<Outbox>> free;
+    return free;
+  }
+};
+
 }  // namespace
 
 Room::Room(net::io_context& io, TableSetup setup, Store* store, const ServerConfig& config,
@@ -39,9 +69,10 @@ Room::Room(net::io_context& io, TableSetup setup, Store* store, const ServerConf
 
 template <class Step>
 void Room::run(Step&& step) {
-  outbox_.clear();
-  step(table_, TableTime::now(), outbox_);
-  carry_out(outbox_);
+  std::unique_ptr<Outbox> out = OutboxPool::take();
+  step(table_, TableTime::now(), *out);
+  carry_out(*out);
+  OutboxPool::give_back(std::move(out));
 }
 
 // ---- entry points: each hops onto the strand ---------------------------------------------

@@ -106,7 +106,6 @@ class Room : public std::enable_shared_from_this<Room> {
   Store* store_;
   Metrics& metrics_;
   RoomHooks hooks_;
-  Outbox outbox_;  // reused from call to call: a move allocates no vectors
   boost::asio::steady_timer timer_;
   std::optional<Clock::time_point> timer_at_;
   bool stopped_ = false;

@@ -30,8 +30,13 @@ Table::Table(TableSetup setup, TableTimings timings, Metrics& metrics, std::uint
       game_metrics_(metrics.game(setup_.game->kind)),
       seats_(static_cast<std::size_t>(setup_.seats)),
       created_ms_(created.unix_ms),
-      bot_rng_(bot_seed),
+      bot_seed_(bot_seed),
       last_activity_(created.steady) {}
+
+Rng& Table::bot_rng() {
+  if (!bot_rng_) bot_rng_ = std::make_unique<Rng>(bot_seed_);
+  return *bot_rng_;
+}
 
 // ---- requests ----------------------------------------------------------------------------
 

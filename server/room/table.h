@@ -335,7 +335,11 @@ class Table {
     Json re;
   };
   std::vector<HeldReply> held_replies_;
-  Rng bot_rng_;
+  // The bots' random source, made when a bot first plays: an mt19937_64 is 2.5 KB, most of
+  // a table, and a table of people never needs one.
+  Rng& bot_rng();
+  std::uint64_t bot_seed_;
+  std::unique_ptr<Rng> bot_rng_;
   std::optional<Clock::time_point> bot_due_;
   // When the members are next told the spectator count (publish_spectators_later).
   std::optional<Clock::time_point> spectators_due_;

@@ -110,10 +110,10 @@ void Table::run_bots(TableTime now, Outbox& out) {
       bot_thinking_ = true;
       thinking_bot_ = occupant->bot.get();
       out.bot_think =
-          BotThink{occupant->bot, game_->view(s), game_->prompt(s), bot_rng_.next(), seq_, s};
+          BotThink{occupant->bot, game_->view(s), game_->prompt(s), bot_rng().next(), seq_, s};
       return;
     }
-    Json move = occupant->bot->choose(game_->view(s), game_->prompt(s), bot_rng_);
+    Json move = occupant->bot->choose(game_->view(s), game_->prompt(s), bot_rng());
     if (accept_move(s, std::move(move), MoveBy::kBot, nullptr, now, out)) {
       return;  // after_accepted schedules the next bot
     }
@@ -186,7 +186,8 @@ void Table::on_turn_timeout(TableTime now, Outbox& out) {
 Json Table::timeout_move(Seat seat) {
   const Json prompt = game_->prompt(seat);
   if (setup_.options.on_timeout == OnTimeout::kBot) {
-    return bots::make_best_strategy(setup_.game->kind)->choose(game_->view(seat), prompt, bot_rng_);
+    return bots::make_best_strategy(setup_.game->kind)
+        ->choose(game_->view(seat), prompt, bot_rng());
   }
   return bots::pass_or_first_legal(prompt);
 }
