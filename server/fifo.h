@@ -19,8 +19,10 @@ namespace parlor::server {
 template <class T>
 class Fifo {
  public:
-  // The capacity a drained queue keeps for its next items; more is freed.
-  static constexpr std::size_t kKeptCapacity = 8;
+  // The capacity a drained queue keeps for its next items, about 128 bytes of them (eight
+  // frames, two deliveries); more is freed. A room of four holds a move's deliveries while
+  // its write is made durable: what it keeps for the next move is paid by every idle room.
+  static constexpr std::size_t kKeptCapacity = sizeof(T) >= 128 ? 1 : 128 / sizeof(T);
 
   bool empty() const { return head_ == items_.size(); }
   std::size_t size() const { return items_.size() - head_; }

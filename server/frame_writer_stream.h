@@ -88,10 +88,10 @@ class FrameWriterStream {
             if (auto replacement = rewritten_close(bytes)) {
               // Beast asked for its 4 bytes to be written; it is told they were.
               const std::size_t asked = boost::asio::buffer_size(bytes);
-              close_frame_ = std::move(*replacement);
-              submit(boost::asio::buffer(close_frame_),
-                     [asked, handler = std::move(handler)](boost::beast::error_code ec,
-                                                           std::size_t) mutable {
+              auto frame = std::make_shared<std::string>(std::move(*replacement));
+              submit(boost::asio::buffer(*frame),
+                     [asked, frame, handler = std::move(handler)](boost::beast::error_code ec,
+                                                                  std::size_t) mutable {
                        handler(ec, ec ? std::size_t{0} : asked);
                      });
               return;
@@ -228,7 +228,6 @@ class FrameWriterStream {
   bool busy_ = false;
   bool close_asked_ = false;
   CloseRewrite close_rewrite_;
-  std::string close_frame_;  // a rewritten close frame while it is written
   Fifo<std::unique_ptr<Waiting>> waiting_;
 };
 

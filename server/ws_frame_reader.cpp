@@ -92,7 +92,7 @@ bool WsFrameReader::start_header() {
   const unsigned char first = header_[0];
   const unsigned char second = header_[1];
   fin_ = (first & 0x80) != 0;
-  opcode_ = first & 0x0F;
+  opcode_ = static_cast<std::uint8_t>(first & 0x0F);
   // No extension was agreed, so no reserved bit may be set; a client always masks (5.1).
   if ((first & 0x70) != 0 || (second & 0x80) == 0) return false;
   const unsigned length = second & 0x7F;
@@ -112,7 +112,7 @@ bool WsFrameReader::start_header() {
     default:
       return false;  // reserved opcodes
   }
-  header_size_ = 2 + (length == 126 ? 2 : length == 127 ? 8 : 0) + 4;
+  header_size_ = static_cast<std::uint8_t>(2 + (length == 126 ? 2 : length == 127 ? 8 : 0) + 4);
   return true;
 }
 
@@ -164,7 +164,7 @@ void WsFrameReader::take_payload(std::span<unsigned char> bytes,
                                  boost::beast::flat_buffer& message) {
   for (unsigned char& b : bytes) {
     b ^= mask_[mask_at_];
-    mask_at_ = (mask_at_ + 1) & 3;
+    mask_at_ = static_cast<std::uint8_t>((mask_at_ + 1) & 3);
   }
   if (opcode_ >= kClose) {
     control_.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());

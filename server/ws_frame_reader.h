@@ -43,7 +43,7 @@ class Utf8Checker {
   void reset() { *this = Utf8Checker(); }
 
  private:
-  int need_ = 0;                            // continuation bytes still expected
+  std::uint8_t need_ = 0;                   // continuation bytes still expected
   unsigned char low_ = 0x80, high_ = 0xBF;  // the range of the next continuation byte
   bool failed_ = false;
 };
@@ -86,25 +86,25 @@ class WsFrameReader {
   Event end_of_control_frame();
   Event fail(std::uint16_t code);
 
+  // (Laid out small: a reader is part of every connection.)
   std::size_t max_message_;
+  std::uint64_t remaining_ = 0;     // payload bytes of the frame still to come
+  std::uint64_t message_size_ = 0;  // of the data message being read, across its fragments
+  std::string control_;             // a control frame's payload (at most 125 bytes)
+  Utf8Checker utf8_;
   // The frame being read: its header, collected byte by byte when it arrives in pieces.
   std::array<unsigned char, 14> header_{};
-  std::size_t header_have_ = 0;
-  std::size_t header_size_ = 2;
+  std::array<unsigned char, 4> mask_{};
+  std::uint8_t header_have_ = 0;
+  std::uint8_t header_size_ = 2;
+  std::uint8_t mask_at_ = 0;  // the mask byte the next payload byte takes
+  std::uint8_t opcode_ = 0;
+  std::uint16_t fail_code_ = 0;
   bool in_payload_ = false;
   bool fin_ = false;
-  unsigned opcode_ = 0;
-  std::uint64_t remaining_ = 0;  // payload bytes of the frame still to come
-  std::array<unsigned char, 4> mask_{};
-  std::size_t mask_at_ = 0;  // the mask byte the next payload byte takes
-  // The data message being read, across its fragments.
-  bool in_message_ = false;
+  bool in_message_ = false;  // a data message is being read, across its fragments
   bool message_binary_ = false;
-  std::uint64_t message_size_ = 0;
-  Utf8Checker utf8_;
-  std::string control_;  // a control frame's payload (at most 125 bytes)
   bool failed_ = false;
-  std::uint16_t fail_code_ = 0;
 };
 
 }  // namespace parlor::server

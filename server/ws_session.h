@@ -88,12 +88,12 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   // out in one write.
   std::mutex inbox_mutex_;
   std::vector<Frame> inbox_;
-  std::vector<Frame> arrived_;
   Fifo<Frame> queue_;
   std::size_t queued_bytes_ = 0;
   // The write in flight: the first frames_in_flight_ frames of queue_, as a gather list
   // (plain) or copied into one piece (TLS) when there are several.
-  std::size_t frames_in_flight_ = 0;
+  std::uint32_t frames_in_flight_ = 0;
+  int strikes_ = 0;
   std::conditional_t<std::is_same_v<Stream, PlainWsSocket>, std::vector<net::const_buffer>,
                      std::string>
       gathered_;
@@ -101,12 +101,11 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   bool writing_ = false;
   bool closing_ = false;
   bool finished_ = false;
-  double tokens_;
-  Clock::time_point last_refill_ = Clock::now();
-  int strikes_ = 0;
   // The peer's close frame, once read (Beast answers it; an invalid code gets 1002).
   bool peer_closed_ = false;
   std::uint16_t peer_close_code_ = 0;
+  double tokens_;
+  Clock::time_point last_refill_ = Clock::now();
   // Made once closing: a connection spends nearly all its life open.
   std::unique_ptr<net::steady_timer> close_timer_;
   // Keep-alive: the session's own, not Beast's idle timeout, which re-arms a timer (a cancel,

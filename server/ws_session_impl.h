@@ -258,11 +258,13 @@ void WsSession<Stream>::send(Frame frame) {
 
 template <class Stream>
 void WsSession<Stream>::drain_inbox() {
+  // Taken whole, and its memory with it: an idle session keeps no capacity for frames.
+  std::vector<Frame> arrived;
   {
     std::lock_guard lock(inbox_mutex_);
-    arrived_.swap(inbox_);
+    arrived.swap(inbox_);
   }
-  for (Frame& frame : arrived_) {
+  for (Frame& frame : arrived) {
     // More frames may arrive between two turns of the strand than the queue's bound (a
     // thousand spectators joining a room push a thousand `room` frames to each member). A
     // client is slow only if its socket does not take them: what it takes now is written
@@ -270,7 +272,6 @@ void WsSession<Stream>::drain_inbox() {
     if (accepted_ && !writing_ && over_bound(frame)) do_write();
     enqueue(std::move(frame));
   }
-  arrived_.clear();
   // Data frames go out only after the upgrade response: the session writes them itself.
   if (accepted_ && !writing_) do_write();
 }
@@ -304,7 +305,7 @@ void WsSession<Stream>::enqueue(Frame frame) {
 template <class Stream>
 void WsSession<Stream>::do_write() {
   while (!queue_.empty() && !closing_) {
-    frames_in_flight_ = std::min(queue_.size(), kMaxBatchFrames);
+    frames_in_flight_ = static_cast<std::uint32_t>(std::min(queue_.size(), kMaxBatchFrames));
     writing_ = true;
     state_->metrics().frames_out.add(frames_in_flight_);
     state_->metrics().socket_writes.add();
