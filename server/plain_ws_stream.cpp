@@ -22,7 +22,7 @@ namespace {
 // What a readable socket is read into: one buffer per I/O thread, shared by all of the
 // thread's connections (a connection parses what it read before the thread runs another).
 std::span<unsigned char> thread_read_buffer() {
-  static constexpr std::size_t kSize = 64 * 1024;
+  static constexpr std::size_t kSize = std::size_t{64} * 1024;
   thread_local std::vector<unsigned char> buffer;
   if (buffer.empty()) buffer.resize(kSize);
   return buffer;
@@ -38,7 +38,7 @@ std::string close_payload(std::uint16_t code, std::string_view reason = {}) {
 }
 
 // The protocol's default limit (PROTOCOL.md); the session sets the server's own.
-constexpr std::size_t kDefaultMaxMessage = 16 * 1024;
+constexpr std::size_t kDefaultMaxMessage = std::size_t{16} * 1024;
 
 }  // namespace
 
@@ -74,7 +74,7 @@ void PlainWsStream::async_read(beast::flat_buffer& buffer, ReadHandler handler) 
 }
 
 void PlainWsStream::async_ping(const websocket::ping_data& payload, Handler handler) {
-  write_control(0x9, std::string(payload.data(), payload.size()), std::move(handler));
+  write_control(0x9, std::string_view(payload.data(), payload.size()), std::move(handler));
 }
 
 void PlainWsStream::async_close(const websocket::close_reason& why, Handler handler) {
@@ -148,7 +148,7 @@ PlainWsStream::Next PlainWsStream::on_event(const WsFrameReader::Event& event) {
       return Next::kDeliver;
     case Kind::kPing:
       if (control_callback_) control_callback_(websocket::frame_type::ping, event.payload);
-      write_control(0xA, std::string(event.payload), nullptr);
+      write_control(0xA, event.payload, nullptr);
       return Next::kRead;
     case Kind::kPong:
       if (control_callback_) control_callback_(websocket::frame_type::pong, event.payload);
@@ -169,7 +169,7 @@ PlainWsStream::Next PlainWsStream::on_event(const WsFrameReader::Event& event) {
   return Next::kRead;
 }
 
-void PlainWsStream::write_control(unsigned opcode, std::string payload, Handler handler) {
+void PlainWsStream::write_control(unsigned opcode, std::string_view payload, Handler handler) {
   auto frame = std::make_shared<std::string>();
   frame->reserve(2 + payload.size());
   frame->push_back(static_cast<char>(0x80 | opcode));
@@ -181,10 +181,10 @@ void PlainWsStream::write_control(unsigned opcode, std::string payload, Handler 
   });
 }
 
-void PlainWsStream::close_and_end_read(std::string close_payload, beast::error_code result) {
+void PlainWsStream::close_and_end_read(std::string_view close_payload, beast::error_code result) {
   if (close_sent_) return complete_read(result, 0);  // closing already: the read just ends
   close_sent_ = true;
-  write_control(0x8, std::move(close_payload), [this, result](beast::error_code) {
+  write_control(0x8, close_payload, [this, result](beast::error_code) {
     teardown([this, result](beast::error_code) { complete_read(result, 0); });
   });
 }

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "server/frame_writer_stream.h"
 #include "server/net.h"
@@ -82,10 +83,10 @@ class PlainWsStream {
   enum class Next { kRead, kDeliver, kEnded };
   Next on_event(const WsFrameReader::Event& event);
   // Writes a control frame (opcode, payload) after everything asked for before it.
-  void write_control(unsigned opcode, std::string payload, Handler handler);
+  void write_control(unsigned opcode, std::string_view payload, Handler handler);
   // Fails the connection or answers a peer's close: the close frame, then the teardown, then
   // the read completes with `result`.
-  void close_and_end_read(std::string close_payload, beast::error_code result);
+  void close_and_end_read(std::string_view close_payload, beast::error_code result);
   void teardown(Handler then);
   void complete_read(beast::error_code ec, std::size_t bytes);
 
