@@ -43,7 +43,8 @@ class Fifo {
   }
 
   void pop_front() {
-    items_[head_] = T();  // what it holds is released now, not when the slot is reused
+    // What it holds is released now, not when the slot is reused.
+    { [[maybe_unused]] T released = std::move(items_[head_]); }
     if (++head_ == items_.size()) clear();
   }
 

@@ -106,6 +106,9 @@ ok "/cluster/ paths are refused by the proxy"
 # to the node that does not hold the room: the room is played across nodes (its requests
 # forwarded, its pushes sent back over a link between them).
 creator_out="$dir/creator.out"
+# Made here, not by the background job's redirection, which may not have run yet when the
+# loop below first reads it (set -e would end the test on sed's "can't read").
+: >"$creator_out"
 timeout 90 "$bot" --url "ws://127.0.0.1:$port/ws" --create bigtwo --seats 2 --name ann \
   --strategy greedy --max-seconds 60 --quiet >"$creator_out" 2>"$dir/creator.err" &
 creator=$!
