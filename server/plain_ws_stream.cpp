@@ -91,17 +91,26 @@ void PlainWsStream::async_close(const websocket::close_reason& why, Handler hand
                 });
 }
 
+PlainWsStream::Next PlainWsStream::parse(std::span<unsigned char>& input) {
+  while (!input.empty()) {
+    std::size_t used = 0;
+    const auto event = reader_.read(input, used, *message_);
+    input = input.subspan(used);
+    if (event.kind == Kind::kNeedMore) break;
+    const Next next = on_event(event);
+    if (next != Next::kRead) return next;
+  }
+  return Next::kRead;
+}
+
 void PlainWsStream::pump() {
   if (close_sent_) return complete_read(websocket::error::closed, 0);
-  while (!left_over_.empty()) {
-    std::size_t used = 0;
-    const auto event = reader_.read(
-        std::span(reinterpret_cast<unsigned char*>(left_over_.data()), left_over_.size()), used,
-        *message_);
-    left_over_.erase(0, used);
+  if (!left_over_.empty()) {
+    std::span<unsigned char> input(reinterpret_cast<unsigned char*>(left_over_.data()),
+                                   left_over_.size());
+    const Next next = parse(input);
+    left_over_.erase(0, left_over_.size() - input.size());
     if (left_over_.empty()) std::string().swap(left_over_);  // an idle connection keeps nothing
-    if (event.kind == Kind::kNeedMore) continue;
-    const Next next = on_event(event);
     if (next == Next::kDeliver) return complete_read({}, message_->size());
     if (next == Next::kEnded) return;
   }
@@ -113,19 +122,13 @@ void PlainWsStream::pump() {
     if (ec == net::error::would_block || ec == net::error::try_again) return wait_readable();
     if (ec) return complete_read(ec, 0);  // the peer closed or vanished
     std::span<unsigned char> input = buffer.first(size);
-    while (!input.empty()) {
-      std::size_t used = 0;
-      const auto event = reader_.read(input, used, *message_);
-      input = input.subspan(used);
-      if (event.kind == Kind::kNeedMore) break;
-      const Next next = on_event(event);
-      if (next == Next::kDeliver) {
-        // Frames behind the message wait for the next read (the buffer is the thread's).
-        left_over_.assign(input.begin(), input.end());
-        return complete_read({}, message_->size());
-      }
-      if (next == Next::kEnded) return;
+    const Next next = parse(input);
+    if (next == Next::kDeliver) {
+      // Frames behind the message wait for the next read (the buffer is the thread's).
+      left_over_.assign(input.begin(), input.end());
+      return complete_read({}, message_->size());
     }
+    if (next == Next::kEnded) return;
     // Less than a buffer's worth: the socket has nothing more for now (a wait re-arms the
     // readiness notification, so bytes that arrive meanwhile are not missed).
     if (size < buffer.size()) return wait_readable();

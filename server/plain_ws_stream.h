@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -82,6 +83,8 @@ class PlainWsStream {
   // once it is).
   enum class Next { kRead, kDeliver, kEnded };
   Next on_event(const WsFrameReader::Event& event);
+  // Reads events from `input` (advanced past what was used) until one is not kRead.
+  Next parse(std::span<unsigned char>& input);
   // Writes a control frame (opcode, payload) after everything asked for before it.
   void write_control(unsigned opcode, std::string_view payload, Handler handler);
   // Fails the connection or answers a peer's close: the close frame, then the teardown, then
