@@ -6,6 +6,7 @@
 #include "server/listener.h"
 #include "server/log.h"
 #include "server/server_state.h"
+#include "server/thread_name.h"
 
 namespace parlor::server {
 
@@ -46,7 +47,8 @@ void Server::start() {
                         ? config_.threads
                         : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   for (int i = 0; i < count; ++i) {
-    threads_.emplace_back([this] {
+    threads_.emplace_back([this, i] {
+      name_this_thread("parlor-io-" + std::to_string(i));
       auto guard = net::make_work_guard(io_);
       io_.run();
     });

@@ -9,6 +9,7 @@
 #include "server/log_throttle.h"
 #include "server/metrics.h"
 #include "server/store/postgres_cluster.h"
+#include "server/thread_name.h"
 
 namespace parlor::server {
 
@@ -56,7 +57,10 @@ void ClusterNode::start() {
   log_info("cluster: node " + options_.self.id + " (" + options_.self.advertise +
            ") joined through Redis " + address.describe() + ", lease " +
            std::to_string(options_.lease.count()) + " ms");
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    name_this_thread("parlor-cluster");
+    run();
+  });
 }
 
 void ClusterNode::stop(bool leave) {

@@ -8,6 +8,7 @@
 #include "server/log.h"
 #include "server/log_throttle.h"
 #include "server/server_state.h"
+#include "server/thread_name.h"
 
 namespace parlor::server {
 
@@ -183,7 +184,10 @@ ClusterQuickPlay::ClusterQuickPlay(ClusterQuickPlayOptions options, ServerState&
 ClusterQuickPlay::~ClusterQuickPlay() { stop(); }
 
 void ClusterQuickPlay::start() {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    name_this_thread("parlor-matching");
+    run();
+  });
 }
 
 void ClusterQuickPlay::stop() {

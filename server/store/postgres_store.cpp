@@ -12,6 +12,7 @@
 #include "server/store/pg_conn.h"
 #include "server/store/postgres_rows.h"
 #include "server/store/postgres_schema.h"
+#include "server/thread_name.h"
 
 namespace parlor::server {
 
@@ -159,7 +160,10 @@ PostgresStore::PostgresStore(PostgresStoreOptions options)
   if (options_.max_batch == 0) options_.max_batch = 1;
   writer_conn_ = connect_writer(true);
   reader_conn_ = pg::connect(options_.url, options_.io_timeout);
-  writer_ = std::thread([this] { run_writer(); });
+  writer_ = std::thread([this] {
+    name_this_thread("parlor-store");
+    run_writer();
+  });
 }
 
 PostgresStore::~PostgresStore() { close(); }

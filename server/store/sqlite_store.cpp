@@ -13,6 +13,7 @@
 
 #include "server/store/sqlite_db.h"
 #include "server/store/sqlite_schema.h"
+#include "server/thread_name.h"
 
 namespace parlor::server {
 
@@ -231,7 +232,10 @@ SqliteStore::SqliteStore(SqliteStoreOptions options)
     ::close(lock_fd_);
     throw;
   }
-  writer_ = std::thread([this] { run_writer(); });
+  writer_ = std::thread([this] {
+    name_this_thread("parlor-store");
+    run_writer();
+  });
 }
 
 SqliteStore::~SqliteStore() { close(); }
