@@ -1,13 +1,18 @@
 // Acknowledged appends per second: SQLite against PostgreSQL, with and without group commit,
-// and the same producers with no store at all (what the harness itself costs). Run by hand:
+// and the same producers with no store at all (what the harness itself costs). Then the CPU a
+// group commit costs the process: SQLite's writer committing a batch of moves, against the
+// floor of any store that makes a batch durable, one write of the batch to a preallocated file
+// and one fdatasync (docs/BENCHMARKS.md, "Durable store: where a move's CPU goes"). Run by hand:
 //   build/release/server/store/store_bench --benchmark_min_time=2
 // SQLite's file and PostgreSQL's cluster (a throwaway server, fsync on, over TCP on
 // 127.0.0.1) both live in fresh temporary directories on the file system of /tmp, so the
 // numbers are that disk's fsync rate.
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <thread>
@@ -140,6 +145,108 @@ void BM_AppendSqliteOneCommitEach(benchmark::State& state) {
 void BM_AppendPostgresOneCommitEach(benchmark::State& state) {
   run_appends(state, Backend::kPostgres, std::chrono::microseconds(0), 1);
 }
+
+// ---- CPU per group commit ------------------------------------------------------------------
+
+// A Big Two play as the server stores it, for room `room` (moves of different rooms, as 100
+// rooms playing at once commit them together).
+MoveRecord play(int room, std::int64_t seq) {
+  MoveRecord move;
+  move.room_id = "r" + std::to_string(room);
+  move.game_number = 1;
+  move.seq = seq;
+  move.seat = static_cast<int>(seq % 4);
+  move.move = {{"action", "play"}, {"cards", {"3C", "3D"}}};
+  move.at_ms = 1'764'000'000'000 + seq;
+  return move;
+}
+
+// The process's CPU for one batch of state.range(0) moves, each of another room, committed by
+// SqliteStore's writer with --store-sync full: the queueing, SQLite's work, the WAL's write
+// and fsync, the callbacks. The flush that follows them ends the batch window at once.
+void BM_CommitCpuSqlite(benchmark::State& state) {
+  const int batch = static_cast<int>(state.range(0));
+  std::string pattern = (fs::temp_directory_path() / "parlor-bench-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) return state.SkipWithError("mkdtemp failed");
+  const fs::path dir = pattern;
+  {
+    SqliteStoreOptions options;
+    options.data_dir = dir;
+    SqliteStore store(options);
+    store.save_player(PlayerRecord{"p1", "P", {}, 0, 0}, nullptr);
+    for (int room = 0; room < batch; ++room) {
+      RoomRecord record;
+      record.id = "r" + std::to_string(room);
+      record.kind = "bigtwo";
+      record.seats = 4;
+      record.status = StoredRoomStatus::kPlaying;
+      record.game_number = 1;
+      store.save_room(record, nullptr);
+    }
+    store.flush();
+    std::atomic<int> failed{0};
+    std::int64_t seq = 0;
+    for (auto _ : state) {
+      ++seq;
+      for (int room = 0; room < batch; ++room) {
+        store.append_move(play(room, seq), [&failed](WriteResult result) {
+          if (result != WriteResult::kDurable) failed.fetch_add(1);
+        });
+      }
+      store.flush();
+    }
+    if (failed > 0) state.SkipWithError("some appends failed");
+  }
+  fs::remove_all(dir);
+  state.SetItemsProcessed(state.iterations() * batch);
+}
+
+// The floor: the same moves encoded as text lines, written with one pwrite to a file that is
+// already allocated (no size or extent change to make durable) and made durable with one
+// fdatasync. No database, no thread handoff.
+void BM_CommitCpuAppendFloor(benchmark::State& state) {
+  const int batch = static_cast<int>(state.range(0));
+  std::string pattern = (fs::temp_directory_path() / "parlor-bench-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) return state.SkipWithError("mkdtemp failed");
+  const fs::path dir = pattern;
+  const fs::path file = dir / "journal";
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT, 0600);
+  if (fd < 0) return state.SkipWithError("cannot create the file");
+  constexpr off_t kSize = 64 << 20;
+  const std::string zeros(1 << 20, '\0');
+  for (off_t at = 0; at < kSize; at += static_cast<off_t>(zeros.size())) {
+    if (::pwrite(fd, zeros.data(), zeros.size(), at) != static_cast<ssize_t>(zeros.size())) {
+      return state.SkipWithError(std::strerror(errno));
+    }
+  }
+  ::fsync(fd);
+  off_t at = 0;
+  std::int64_t seq = 0;
+  std::string buffer;
+  for (auto _ : state) {
+    ++seq;
+    buffer.clear();
+    for (int room = 0; room < batch; ++room) {
+      const MoveRecord move = play(room, seq);
+      buffer += move.room_id + '\t' + std::to_string(move.game_number) + '\t' +
+                std::to_string(move.seq) + '\t' + std::to_string(move.seat) + '\t' +
+                move.move.dump() + '\t' + std::to_string(move.at_ms) + '\n';
+    }
+    if (at + static_cast<off_t>(buffer.size()) > kSize) at = 0;
+    if (::pwrite(fd, buffer.data(), buffer.size(), at) != static_cast<ssize_t>(buffer.size()) ||
+        ::fdatasync(fd) != 0) {
+      state.SkipWithError(std::strerror(errno));
+      break;
+    }
+    at += static_cast<off_t>(buffer.size());
+  }
+  ::close(fd);
+  fs::remove_all(dir);
+  state.SetItemsProcessed(state.iterations() * batch);
+}
+
+BENCHMARK(BM_CommitCpuSqlite)->Arg(16)->Arg(40)->MeasureProcessCPUTime();
+BENCHMARK(BM_CommitCpuAppendFloor)->Arg(16)->Arg(40)->MeasureProcessCPUTime();
 
 BENCHMARK(BM_AppendNoStore)->Arg(1)->Arg(64)->UseRealTime();
 BENCHMARK(BM_AppendSqliteGroupCommit)->Arg(1)->Arg(16)->Arg(64)->UseRealTime();
