@@ -58,6 +58,7 @@ std::shared_ptr<Room> Lobby::create_room(const std::shared_ptr<Player>& creator,
   setup.owner = node_id_;
   auto room = std::make_shared<Room>(io_, std::move(setup), store_, config_, metrics_, hooks());
   rooms_[id] = Entry{room, nullptr, is_private, epoch};
+  index_->put(id, room);
   creator->change_open_rooms_created(+1);
   if (cluster_events_.created) cluster_events_.created(id);
   return room;
@@ -113,6 +114,7 @@ RoomHooks Lobby::hooks() {
             if (auto it = rooms_.find(id); it != rooms_.end() && it->second.room.get() == room) {
               rooms_.erase(it);
             }
+            index_->erase(id, room);
           },
       .watcher_changed =
           [this](const std::string& room, const WatcherChange& change) {
@@ -177,6 +179,7 @@ bool Lobby::restore_one(const LoadedRoom& loaded, std::int64_t epoch, Identity& 
     Entry& entry = rooms_[r.id];
     replaced = std::move(entry.room);
     entry = Entry{room, nullptr, room->is_private(), epoch};
+    index_->put(r.id, room);
   }
   if (replaced) replaced->shutdown();
   room->resume_after_restore();
@@ -207,11 +210,7 @@ void Lobby::let_go(const std::string& room, const std::string& new_node) {
   if (auto found = find(room)) found->let_go(new_node);
 }
 
-std::shared_ptr<Room> Lobby::find(const std::string& id) const {
-  std::lock_guard lock(mutex_);
-  auto it = rooms_.find(id);
-  return it == rooms_.end() ? nullptr : it->second.room;
-}
+std::shared_ptr<Room> Lobby::find(const std::string& id) const { return index_->find(id); }
 
 std::vector<protocol::RoomSummary> Lobby::list_rooms() const {
   std::vector<protocol::RoomSummary> out;

@@ -17,6 +17,7 @@
 #include "protocol/commands.h"
 #include "protocol/error_code.h"
 #include "server/room/room.h"
+#include "server/sharded_map.h"
 
 namespace parlor::server {
 
@@ -48,6 +49,8 @@ class Lobby {
   // `room_options`). Fills setup's game, seats, game_options and options.
   static std::optional<Refusal> check_table(const protocol::CreateRoom& request, bool allow_seed,
                                             bool room_options, TableSetup& setup);
+  // The room `id`, or null. Without the lobby's mutex: rooms are found on every move, from
+  // every I/O thread (sharded_map.h).
   std::shared_ptr<Room> find(const std::string& id) const;
 
   std::vector<protocol::RoomSummary> list_rooms() const;  // public rooms only
@@ -105,6 +108,9 @@ class Lobby {
   Store* store_ = nullptr;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> rooms_;
+  // The rooms of rooms_ again, for find(); changed with rooms_, under mutex_. On the heap: its
+  // shards are aligned to cache lines, which would pad every object holding a Lobby.
+  std::unique_ptr<ShardedMap<Room>> index_ = std::make_unique<ShardedMap<Room>>();
   boost::asio::steady_timer sweeper_;
   std::optional<Clock::time_point> last_prune_;  // the store's replay retention, hourly
   std::atomic<bool> stopped_{false};
