@@ -424,6 +424,31 @@ TEST_P(StoreTest, SavingARoomAgainReplacesItsSeats) {
   ASSERT_TRUE(occupants[2]);
   EXPECT_EQ(occupants[2]->bot, "greedy");
   EXPECT_FALSE(occupants[3]);
+
+  // A seat's player renamed, a bot's strategy changed, a player's seat handed to a bot, then
+  // the same seats saved again (as every game's start and end saves them): each seat reads
+  // back as last saved.
+  r.occupants[1]->name = "P2 renamed";
+  r.occupants[2]->bot = "ismcts";
+  r.occupants[3] = SeatRecord{"p1", "Name p1", std::nullopt};
+  store->save_room(r, nullptr);
+  r.occupants[3] = SeatRecord{std::nullopt, "Name p1", "greedy"};
+  store->save_room(r, nullptr);
+  store->save_room(r, nullptr);
+  store->flush();
+  const auto again = store->load();
+  ASSERT_EQ(again.rooms.size(), 1u);
+  const auto& seats = again.rooms[0].room.occupants;
+  EXPECT_FALSE(seats[0]);
+  ASSERT_TRUE(seats[1]);
+  EXPECT_EQ(seats[1]->player_id, "p2");
+  EXPECT_EQ(seats[1]->name, "P2 renamed");
+  ASSERT_TRUE(seats[2]);
+  EXPECT_EQ(seats[2]->bot, "ismcts");
+  ASSERT_TRUE(seats[3]);
+  EXPECT_FALSE(seats[3]->player_id);
+  EXPECT_EQ(seats[3]->name, "Name p1");
+  EXPECT_EQ(seats[3]->bot, "greedy");
 }
 
 // ---- write-ahead and group commit ----------------------------------------------------------
