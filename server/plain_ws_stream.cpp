@@ -151,11 +151,7 @@ PlainWsStream::Next PlainWsStream::on_event(const WsFrameReader::Event& event) {
       return Next::kDeliver;
     case Kind::kPing:
       if (control_callback_) control_callback_(websocket::frame_type::ping, event.payload);
-      // The pong's write must keep the session (and so this stream) alive until it completes,
-      // as the pending read's handler does: a copy of that handler holds the same reference.
-      // Without it the read could end first (the peer gone) and drop the session's last
-      // reference while the pong is in flight; its completion would then touch a freed stream.
-      write_control(0xA, event.payload, [keep_alive = read_handler_](beast::error_code) {});
+      write_control(0xA, event.payload, nullptr);
       return Next::kRead;
     case Kind::kPong:
       if (control_callback_) control_callback_(websocket::frame_type::pong, event.payload);
