@@ -40,13 +40,18 @@ testing::PostgresServer& postgres() {
   return server;
 }
 
+// A fresh directory under the temporary directory (on /tmp's file system, as said above).
+fs::path make_temp_dir() {
+  std::string pattern = (fs::temp_directory_path() / "parlor-bench-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  return pattern;
+}
+
 struct TempStore {
   TempStore(Backend backend, std::chrono::microseconds window, std::size_t max_batch) {
     if (backend == Backend::kNone) return;
     if (backend == Backend::kSqlite) {
-      std::string pattern = (fs::temp_directory_path() / "parlor-bench-XXXXXX").string();
-      if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-      dir = pattern;
+      dir = make_temp_dir();
       SqliteStoreOptions options;
       options.data_dir = dir;
       options.batch_window = window;
@@ -166,38 +171,29 @@ MoveRecord play(int room, std::int64_t seq) {
 // and fsync, the callbacks. The flush that follows them ends the batch window at once.
 void BM_CommitCpuSqlite(benchmark::State& state) {
   const int batch = static_cast<int>(state.range(0));
-  std::string pattern = (fs::temp_directory_path() / "parlor-bench-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) return state.SkipWithError("mkdtemp failed");
-  const fs::path dir = pattern;
-  {
-    SqliteStoreOptions options;
-    options.data_dir = dir;
-    SqliteStore store(options);
-    store.save_player(PlayerRecord{"p1", "P", {}, 0, 0}, nullptr);
-    for (int room = 0; room < batch; ++room) {
-      RoomRecord record;
-      record.id = "r" + std::to_string(room);
-      record.kind = "bigtwo";
-      record.seats = 4;
-      record.status = StoredRoomStatus::kPlaying;
-      record.game_number = 1;
-      store.save_room(record, nullptr);
-    }
-    store.flush();
-    std::atomic<int> failed{0};
-    std::int64_t seq = 0;
-    for (auto _ : state) {
-      ++seq;
-      for (int room = 0; room < batch; ++room) {
-        store.append_move(play(room, seq), [&failed](WriteResult result) {
-          if (result != WriteResult::kDurable) failed.fetch_add(1);
-        });
-      }
-      store.flush();
-    }
-    if (failed > 0) state.SkipWithError("some appends failed");
+  TempStore temp(Backend::kSqlite, kGroupWindow, 512);
+  for (int room = 0; room < batch; ++room) {
+    RoomRecord record;
+    record.id = "r" + std::to_string(room);
+    record.kind = "bigtwo";
+    record.seats = 4;
+    record.status = StoredRoomStatus::kPlaying;
+    record.game_number = 1;
+    temp.store->save_room(record, nullptr);
   }
-  fs::remove_all(dir);
+  temp.store->flush();
+  std::atomic<int> failed{0};
+  std::int64_t seq = 0;
+  for (auto _ : state) {
+    ++seq;
+    for (int room = 0; room < batch; ++room) {
+      temp.store->append_move(play(room, seq), [&failed](WriteResult result) {
+        if (result != WriteResult::kDurable) failed.fetch_add(1);
+      });
+    }
+    temp.store->flush();
+  }
+  if (failed > 0) state.SkipWithError("some appends failed");
   state.SetItemsProcessed(state.iterations() * batch);
 }
 
@@ -206,9 +202,7 @@ void BM_CommitCpuSqlite(benchmark::State& state) {
 // fdatasync. No database, no thread handoff.
 void BM_CommitCpuAppendFloor(benchmark::State& state) {
   const int batch = static_cast<int>(state.range(0));
-  std::string pattern = (fs::temp_directory_path() / "parlor-bench-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) return state.SkipWithError("mkdtemp failed");
-  const fs::path dir = pattern;
+  const fs::path dir = make_temp_dir();
   const fs::path file = dir / "journal";
   const int fd = ::open(file.c_str(), O_RDWR | O_CREAT, 0600);
   if (fd < 0) return state.SkipWithError("cannot create the file");
