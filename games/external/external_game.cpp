@@ -9,8 +9,10 @@ namespace parlor::external {
 namespace {
 
 // An engine must open a prompt or end the game after a few next calls with a null action
-// (docs/ENGINES.md); one that never does would keep the room calling it forever.
-constexpr int kMaxNullCalls = 16;
+// (docs/ENGINES.md); one that never does would keep the room calling it forever. A player
+// who cannot play may draw one card per call until one fits (Crazy Eights draws the whole
+// stock that way), so the limit is this many calls plus one per card of the deck.
+constexpr int kMaxNullCallsBeyondTheDeck = 16;
 
 const char* action_name(Prompt::Kind kind) {
   switch (kind) {
@@ -22,6 +24,11 @@ const char* action_name(Prompt::Kind kind) {
       return "discard";
   }
   return "select";
+}
+
+// The cards of the engine's deck ("52" or "52JJ").
+CardSet deck_of(const EngineConfig& config) {
+  return config.deck == "52JJ" ? deck_with_jokers() : standard_deck();
 }
 
 bool holds(const std::vector<std::string>& cards, const std::string& card) {
@@ -79,9 +86,8 @@ std::string ExternalGame::player_id(Seat seat) { return "seat" + std::to_string(
 void ExternalGame::shuffle_all() {
   // Each deal of a game has its own order, all of them fixed by the room's seed.
   const std::uint64_t seed = seed_ + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(shuffles_);
-  const CardSet cards = config_->deck == "52JJ" ? deck_with_jokers() : standard_deck();
   deck_.clear();
-  for (Card card : shuffled(cards, seed)) deck_.push_back(card.to_string());
+  for (Card card : shuffled(deck_of(*config_), seed)) deck_.push_back(card.to_string());
   discard_.clear();
   for (auto& hand : hands_) hand.clear();
   for (auto& stack : stacks_) stack.clear();
@@ -243,10 +249,10 @@ MoveResult ExternalGame::apply_next(Seat seat, const Json& action, const Json& a
     if (seat != kEngineSeat || !to_act().empty()) {
       return MoveResult::rejected("bad_request", "a null action while a prompt is open");
     }
-    if (++null_calls_ > kMaxNullCalls) {
-      return MoveResult::rejected(
-          kBadAnswerCode,
-          "the engine opened no prompt in " + std::to_string(kMaxNullCalls) + " calls in a row");
+    const int limit = kMaxNullCallsBeyondTheDeck + deck_of(*config_).size();
+    if (++null_calls_ > limit) {
+      return MoveResult::rejected(kBadAnswerCode, "the engine opened no prompt in " +
+                                                      std::to_string(limit) + " calls in a row");
     }
   } else {
     if (MoveResult check = check_move(seat, action); !check.ok()) return check;

@@ -216,11 +216,38 @@ TEST(ExternalGame, AnEngineThatNeverPromptsIsStopped) {
   ExternalGame game("fake", two_player_config(), 1);
   ASSERT_TRUE(game.apply(kEngineSeat, {{"call", "init"}, {"answer", init_answer()}}).ok());
   MoveResult last = MoveResult::accepted();
-  for (int i = 0; i < 40 && last.ok(); ++i) {
+  int calls = 0;
+  for (; calls < 200 && last.ok(); ++calls) {
     last = game.apply(kEngineSeat, next_move(nullptr, Json::array()));
   }
   EXPECT_FALSE(last.ok());
-  EXPECT_NE(last.message().find("opened no prompt"), std::string::npos);
+  EXPECT_EQ(calls, 16 + 52 + 1) << "sixteen calls beyond one per card of the deck";
+  EXPECT_NE(last.message().find("opened no prompt in 68 calls"), std::string::npos)
+      << last.message();
+}
+
+// A player who cannot play draws one card per call until one fits (Crazy Eights): the whole
+// stock drawn that way is progress, not an engine that never prompts.
+TEST(ExternalGame, APlayerMayDrawTheWholeStockOneCallAtATime) {
+  ExternalGame game("fake", two_player_config(), 3);
+  ASSERT_TRUE(game.apply(kEngineSeat, {{"call", "init"}, {"answer", init_answer()}}).ok());
+  for (int drawn = 0; drawn < 52; ++drawn) {
+    const MoveResult result = game.apply(
+        kEngineSeat,
+        next_move(nullptr,
+                  Json::array({{{"type", "draw"}, {"player", "seat0"}, {"count", 1}},
+                               {{"type", "set_info"}, {"id", "stock"}, {"value", 51 - drawn}}})));
+    ASSERT_TRUE(result.ok()) << "draw " << drawn + 1 << ": " << result.message();
+  }
+  EXPECT_EQ(game.view(0)["hand"].size(), 52U);
+  const Json hand = game.view(0)["hand"];
+  EXPECT_TRUE(game.apply(kEngineSeat, next_move(nullptr, Json::array({{{"type", "prompt_play"},
+                                                                       {"player", "seat0"},
+                                                                       {"to", "pile"},
+                                                                       {"count", 1},
+                                                                       {"from", hand}}})))
+                  .ok());
+  EXPECT_EQ(game.to_act(), std::vector<Seat>{0});
 }
 
 }  // namespace
