@@ -197,6 +197,19 @@ void PlainWsStream::teardown(Handler then) {
 }
 
 void PlainWsStream::complete_read(beast::error_code ec, std::size_t bytes) {
+  if (ec && writer_.writing()) {
+    // The connection ends with writes still under way: pongs to the peer's last pings, which
+    // hold nothing alive. The read ends once they have, so that the pending read's handler
+    // keeps the session, and this stream, alive under them. (An empty write completes after
+    // every write asked for before it, whether or not they could be written.)
+    writer_.async_write_some(net::const_buffer(),
+                             [this, ec](beast::error_code, std::size_t) { hand_over_read(ec, 0); });
+    return;
+  }
+  hand_over_read(ec, bytes);
+}
+
+void PlainWsStream::hand_over_read(beast::error_code ec, std::size_t bytes) {
   ReadHandler handler = std::move(read_handler_);
   read_handler_ = nullptr;
   message_ = nullptr;

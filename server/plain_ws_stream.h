@@ -91,7 +91,10 @@ class PlainWsStream {
   // the read completes with `result`.
   void close_and_end_read(std::string_view close_payload, beast::error_code result);
   void teardown(Handler then);
+  // Ends the pending read with `ec` and `bytes` (once pending writes are done, if `ec` ends
+  // the connection).
   void complete_read(beast::error_code ec, std::size_t bytes);
+  void hand_over_read(beast::error_code ec, std::size_t bytes);
 
   FrameWriterStream<PlainWsSocket> writer_;
   WsFrameReader reader_;
