@@ -91,6 +91,9 @@ process.on('SIGTERM', async () => { await cleanup(); process.exit(143); });
 const only = opts.only ? new RegExp(opts.only, 'i') : null;
 const all = [...bigTwoScenarios, ...tableScenarios, ...replayScenarios, ...layoutScenarios, ...detailScenarios, ...connectionScenarios, ...externalScenarios, ...lobbyScenarios, ...restartScenarios, ...a11yScenarios, ...motionScenarios, ...hostScenarios, ...clusterScenarios].filter((s) => !only || only.test(s.name));
 let passed = 0, failed = 0;
+// Each failure again at the very end, with the first line of its error: a log cut to its
+// tail (CI keeps only the last part of a long run) still names what failed.
+const failures = [];
 const started = Date.now();
 try {
   // A fresh SQLite store per run (replays read it), removed afterwards: runs never share state.
@@ -111,6 +114,7 @@ try {
     const missing = (s.needs ?? []).filter((n) => !env.shared[n]);
     if (missing.length) {
       failed++;
+      failures.push(`${s.name}: skipped, an earlier scenario did not provide ${missing.join(', ')}`);
       console.log(`not ok - ${s.name} (skipped: an earlier scenario did not provide ${missing.join(', ')})`);
       continue;
     }
@@ -120,6 +124,7 @@ try {
       console.log(`ok - ${s.name} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
     } catch (err) {
       failed++;
+      failures.push(`${s.name}: ${String(err?.message ?? err).split('\n')[0]}`);
       console.log(`not ok - ${s.name} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
       console.log(String(err?.stack ?? err).split('\n').map((l) => `#   ${l}`).join('\n'));
       await saveFailureShots(env, s.name);
@@ -127,12 +132,14 @@ try {
   }
 } catch (err) {
   failed++;
+  failures.push(`setup: ${String(err?.message ?? err).split('\n')[0]}`);
   console.log(`not ok - setup: ${err?.stack ?? err}`);
 } finally {
   await cleanup();
   clearTimeout(globalTimer);
 }
 console.log(`# artifacts in ${path.resolve(opts.artifacts)}`);
+for (const f of failures) console.log(`# failed: ${f}`);
 console.log(`${passed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(1)}s)`);
 process.exit(failed === 0 && passed > 0 ? 0 : 1);
 
