@@ -102,9 +102,6 @@ class FrameWriterStream {
         token, buffers);
   }
 
-  // Whether a write is under way (others may be waiting behind it).
-  bool writing() const noexcept { return busy_; }
-
   // The session's data frames, headers included. On a plain socket, when nothing else is
   // being written and the socket takes every byte at once (the usual case), they are written
   // here and now: returns true and `handler` is dropped unused, which spares the event loop a

@@ -151,7 +151,7 @@ PlainWsStream::Next PlainWsStream::on_event(const WsFrameReader::Event& event) {
       return Next::kDeliver;
     case Kind::kPing:
       if (control_callback_) control_callback_(websocket::frame_type::ping, event.payload);
-      write_control(0xA, event.payload, nullptr);
+      write_pong(event.payload);
       return Next::kRead;
     case Kind::kPong:
       if (control_callback_) control_callback_(websocket::frame_type::pong, event.payload);
@@ -184,6 +184,12 @@ void PlainWsStream::write_control(unsigned opcode, std::string_view payload, Han
   });
 }
 
+void PlainWsStream::write_pong(std::string_view payload) {
+  ++pongs_unwritten_;
+  // Safe to hold `this`: a read that ends the connection waits for this (complete_read).
+  write_control(0xA, payload, [this](beast::error_code) { --pongs_unwritten_; });
+}
+
 void PlainWsStream::close_and_end_read(std::string_view close_payload, beast::error_code result) {
   if (close_sent_) return complete_read(result, 0);  // closing already: the read just ends
   close_sent_ = true;
@@ -197,11 +203,11 @@ void PlainWsStream::teardown(Handler then) {
 }
 
 void PlainWsStream::complete_read(beast::error_code ec, std::size_t bytes) {
-  if (ec && writer_.writing()) {
-    // The connection ends with writes still under way: pongs to the peer's last pings, which
-    // hold nothing alive. The read ends once they have, so that the pending read's handler
-    // keeps the session, and this stream, alive under them. (An empty write completes after
-    // every write asked for before it, whether or not they could be written.)
+  if (ec && pongs_unwritten_ > 0) {
+    // The connection ends with pongs to the peer's last pings still queued or being written,
+    // and nothing but the pending read's handler keeps the session, and so this stream, alive
+    // under them. The read ends once they are done. (An empty write completes after every
+    // write asked for before it, whether or not they could be written.)
     writer_.async_write_some(net::const_buffer(),
                              [this, ec](beast::error_code, std::size_t) { hand_over_read(ec, 0); });
     return;

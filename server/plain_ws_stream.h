@@ -87,12 +87,14 @@ class PlainWsStream {
   Next parse(std::span<unsigned char>& input);
   // Writes a control frame (opcode, payload) after everything asked for before it.
   void write_control(unsigned opcode, std::string_view payload, Handler handler);
+  // Answers a ping (its handler, unlike the session's writes, holds nothing alive).
+  void write_pong(std::string_view payload);
   // Fails the connection or answers a peer's close: the close frame, then the teardown, then
   // the read completes with `result`.
   void close_and_end_read(std::string_view close_payload, beast::error_code result);
   void teardown(Handler then);
-  // Ends the pending read with `ec` and `bytes` (once pending writes are done, if `ec` ends
-  // the connection).
+  // Ends the pending read with `ec` and `bytes` (once the pongs still unwritten are done, if
+  // `ec` ends the connection).
   void complete_read(beast::error_code ec, std::size_t bytes);
   void hand_over_read(beast::error_code ec, std::size_t bytes);
 
@@ -106,7 +108,8 @@ class PlainWsStream {
   ControlCallback control_callback_;
   std::uint16_t peer_close_code_ = beast::websocket::close_code::none;
   bool got_binary_ = false;
-  bool close_sent_ = false;  // no frame may follow: reads end, the connection is going
+  bool close_sent_ = false;            // no frame may follow: reads end, the connection is going
+  std::uint16_t pongs_unwritten_ = 0;  // queued or being written
 };
 
 }  // namespace parlor::server
