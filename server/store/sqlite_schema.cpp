@@ -144,6 +144,20 @@ CREATE INDEX players_by_last_seen ON players (last_seen_ms);
 CREATE INDEX room_seats_by_player ON room_seats (player_id);
 CREATE INDEX rooms_by_creator ON rooms (creator_id);
 )sql",
+    // 5 -> 6: a game archived from now on is one row of packed_moves, appended, rather than a
+    // row of `moves` per move: `moves` is keyed by room, so archiving a game dirtied its
+    // room's pages there, which cost the durable store 3.5-4.5 µs a move (docs/BENCHMARKS.md,
+    // "Durable store: where a move's CPU goes"). Games archived before stay in `moves`.
+    R"sql(
+CREATE TABLE packed_moves (
+  id          INTEGER PRIMARY KEY,  -- append order
+  room_id     TEXT NOT NULL,
+  game_number INTEGER NOT NULL,
+  moves       TEXT NOT NULL,  -- JSON: [[seq, seat, move, at_ms, state_hash or null], ...]
+  FOREIGN KEY (room_id, game_number) REFERENCES games(room_id, game_number) ON DELETE CASCADE
+);
+CREATE INDEX packed_moves_by_game ON packed_moves (room_id, game_number);
+)sql",
 };
 
 std::string data_file(const std::filesystem::path& file) { return "data file " + file.string(); }

@@ -150,13 +150,19 @@ struct SqliteStore::Statements {
         append_log(db,
                    "INSERT INTO move_log (room_id, game_number, seq, seat, move, at_ms,"
                    " state_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
-        // ?1: a JSON array of log rowids, copied in its order. One statement for a whole game
-        // rather than one per move: a multi-row statement pays for its savepoint once.
+        // ?1: a JSON array of the game's log rowids, packed in its order into one row; ?2 and
+        // ?3 the game, ?4 how many rows it must find (none is written otherwise).
         archive_moves(db,
-                      "INSERT INTO moves (room_id, game_number, seq, seat, move, at_ms,"
-                      " state_hash) SELECT l.room_id, l.game_number, l.seq, l.seat, l.move,"
-                      " l.at_ms, l.state_hash FROM json_each(?1) AS j"
-                      " CROSS JOIN move_log AS l ON l.id = j.value"),
+                      "INSERT INTO packed_moves (room_id, game_number, moves)"
+                      " SELECT ?2, ?3, json_group_array(json_array(l.seq, l.seat, json(l.move),"
+                      " l.at_ms, l.state_hash)) FROM json_each(?1) AS j"
+                      " CROSS JOIN move_log AS l ON l.id = j.value"
+                      " WHERE l.room_id = ?2 AND l.game_number = ?3 HAVING count(*) = ?4"),
+        // Whether an archived game's packed row already has seq ?3.
+        packed_has_seq(db,
+                       "SELECT 1 FROM packed_moves AS p, json_each(p.moves) AS e"
+                       " WHERE p.room_id = ?1 AND p.game_number = ?2"
+                       " AND json_extract(e.value, '$[0]') = ?3 LIMIT 1"),
         relocate_moves(db,
                        "INSERT INTO move_log (room_id, game_number, seq, seat, move, at_ms,"
                        " state_hash) SELECT l.room_id, l.game_number, l.seq, l.seat, l.move,"
@@ -201,7 +207,7 @@ struct SqliteStore::Statements {
 
   Statement begin, commit, rollback, savepoint, release, rollback_to;
   Statement upsert_player, upsert_room, delete_seats, insert_seat, upsert_game, insert_move;
-  Statement append_log, archive_moves, relocate_moves, trim_below, trim_all;
+  Statement append_log, archive_moves, packed_has_seq, relocate_moves, trim_below, trim_all;
   Statement insert_rated_game, select_rating, upsert_rating, insert_rated_seat;
   Statement prune_rooms;  // cascades to seats, games and moves
   Statement prune_players;
@@ -592,12 +598,15 @@ void SqliteStore::write_rated_game(const RatedGameRecord& game) {
   }
 }
 
-// Copies a game's moves from the log into `moves`, in append order. Its log rows stay until
-// trim_log() passes them; readers take an archived game's moves from `moves` only.
+// Packs a game's moves from the log into one row of packed_moves, in append order. Its log
+// rows stay until trim_log() passes them; readers take an archived game's moves from
+// packed_moves and `moves` only.
 void SqliteStore::archive(const std::string& room_id, const LiveGame& game) {
   if (game.rows.empty()) return;
-  statements_->archive_moves.bind(1, rowid_list(game)).run();
-  if (static_cast<std::size_t>(writer_db_->changes()) != game.rows.size()) {
+  auto& archive = statements_->archive_moves;
+  archive.bind(1, rowid_list(game)).bind(2, room_id).bind(3, std::int64_t{game.game_number});
+  archive.bind(4, static_cast<std::int64_t>(game.rows.size())).run();
+  if (writer_db_->changes() != 1) {
     throw std::runtime_error("room " + room_id + " game " + std::to_string(game.game_number) +
                              " has moves missing from move_log");
   }
@@ -614,6 +623,14 @@ void SqliteStore::write_move(const MoveRecord& move) {
   // Not the room's live game (no such game, or one already over): straight into `moves`,
   // whose keys refuse what does not belong there.
   auto& s = to_log ? statements_->append_log : statements_->insert_move;
+  if (!to_log) {
+    // `moves`' keys do not see the seqs of a game packed into packed_moves.
+    auto& packed = statements_->packed_has_seq;
+    packed.bind(1, move.room_id).bind(2, std::int64_t{move.game_number}).bind(3, move.seq);
+    const bool repeated = packed.step();
+    packed.reset();
+    if (repeated) throw std::runtime_error("the game already has a move with this seq");
+  }
   if (to_log) {
     // The log has no key: refuse a seq the game already has here.
     const LiveGame& game = live->second;
@@ -800,7 +817,32 @@ void sort_by_seq(std::vector<MoveRecord>& moves) {
                    [](const MoveRecord& a, const MoveRecord& b) { return a.seq < b.seq; });
 }
 
-// One game's archived moves (those in `moves`), by seq.
+// One entry of a packed_moves row: [seq, seat, move, at_ms, state_hash or null].
+MoveRecord read_packed_move(const nlohmann::json& entry, const std::string& room_id,
+                            int game_number) {
+  const auto bad = [&] {
+    return StoreError("room " + room_id + " game " + std::to_string(game_number) +
+                      " has a packed move that is not [seq, seat, move, at_ms, state_hash]");
+  };
+  if (!entry.is_array() || entry.size() != 5 || !entry[0].is_number_integer() ||
+      !entry[1].is_number_integer() || !entry[3].is_number_integer() ||
+      !(entry[4].is_null() || entry[4].is_number_integer())) {
+    throw bad();
+  }
+  MoveRecord move{room_id,
+                  game_number,
+                  entry[0].get<std::int64_t>(),
+                  entry[1].get<int>(),
+                  entry[2],
+                  entry[3].get<std::int64_t>(),
+                  std::nullopt};
+  if (!entry[4].is_null())
+    move.state_hash = static_cast<std::uint64_t>(entry[4].get<std::int64_t>());
+  return move;
+}
+
+// One game's archived moves (packed into packed_moves, or in `moves` when archived before
+// schema version 6), by seq.
 std::vector<MoveRecord> read_archived(sqlite::Db& db, const std::string& room_id, int game_number) {
   Statement moves(db,
                   "SELECT seq, seat, move, at_ms, state_hash FROM moves"
@@ -809,6 +851,20 @@ std::vector<MoveRecord> read_archived(sqlite::Db& db, const std::string& room_id
   moves.bind(1, room_id).bind(2, std::int64_t{game_number});
   std::vector<MoveRecord> out;
   while (moves.step()) out.push_back(read_move(moves, room_id, game_number));
+  Statement packed(db,
+                   "SELECT moves FROM packed_moves WHERE room_id = ?1 AND game_number = ?2"
+                   " ORDER BY id");
+  packed.bind(1, room_id).bind(2, std::int64_t{game_number});
+  bool any_packed = false;
+  while (packed.step()) {
+    any_packed = true;
+    const auto entries =
+        parse_json(packed.column_text(0),
+                   "room " + room_id + " game " + std::to_string(game_number) + "'s packed moves");
+    if (!entries.is_array()) throw StoreError("room " + room_id + "'s packed moves are not a list");
+    for (const auto& entry : entries) out.push_back(read_packed_move(entry, room_id, game_number));
+  }
+  if (any_packed) sort_by_seq(out);
   return out;
 }
 

@@ -127,8 +127,16 @@ class SqliteStoreTest : public ::testing::Test {
   std::int64_t logged_rows(const std::string& room_id) const {
     return query("SELECT count(*) FROM move_log WHERE room_id = '" + room_id + "'");
   }
+  // Archived moves: packed into packed_moves, or rows of `moves` (archived by schema 5 and
+  // before, or appended to a game that was no longer live).
   std::int64_t archived_rows(const std::string& room_id) const {
-    return query("SELECT count(*) FROM moves WHERE room_id = '" + room_id + "'");
+    return query("SELECT (SELECT count(*) FROM moves WHERE room_id = '" + room_id +
+                 "') + (SELECT coalesce(sum(json_array_length(moves)), 0) FROM packed_moves"
+                 " WHERE room_id = '" +
+                 room_id + "')");
+  }
+  std::int64_t packed_rows(const std::string& room_id) const {
+    return query("SELECT count(*) FROM packed_moves WHERE room_id = '" + room_id + "'");
   }
 
   // The message of the StoreError that opening throws ("" when it opens).
@@ -162,7 +170,7 @@ TEST_F(SqliteStoreTest, CreatesTheDataDirectoryAndFile) {
 
 // ---- the move log and archiving ------------------------------------------------------------
 
-TEST_F(SqliteStoreTest, AFinishedGameIsArchivedIntoMovesAndItsLogRowsAreTrimmed) {
+TEST_F(SqliteStoreTest, AFinishedGameIsArchivedAsOneRowAndItsLogRowsAreTrimmed) {
   auto store = open();
   store->save_player(player("p1"), nullptr);
   const RoomRecord game1 = started(room("r1", "p1"), 1, 11, 0);
@@ -182,6 +190,8 @@ TEST_F(SqliteStoreTest, AFinishedGameIsArchivedIntoMovesAndItsLogRowsAreTrimmed)
   store->flush();
   EXPECT_EQ(outcomes.ok, 1);
   EXPECT_EQ(archived_rows("r1"), 5);
+  EXPECT_EQ(packed_rows("r1"), 1) << "the game's moves packed into one row";
+  EXPECT_EQ(query("SELECT count(*) FROM moves"), 0);
   EXPECT_EQ(query("SELECT count(*) FROM move_log"), 0) << "no live game: the whole log goes";
   history = store->load_room("r1");
   ASSERT_TRUE(history);
@@ -203,6 +213,17 @@ TEST_F(SqliteStoreTest, AFinishedGameIsArchivedIntoMovesAndItsLogRowsAreTrimmed)
   ASSERT_EQ(history->games.size(), 2u);
   expect_moves(history->games[0].moves, "r1", 1, {1, 2, 3, 4, 5});
   expect_moves(history->games[1].moves, "r1", 2, {7, 8});
+
+  // A move for the archived game goes to `moves`, and a seq it already has is refused there
+  // as it would be by `moves`' key.
+  store->append_move(move("r1", 1, 6), outcomes.callback());
+  store->append_move(move("r1", 1, 3), outcomes.callback());
+  store->flush();
+  EXPECT_EQ(outcomes.ok, 2);
+  EXPECT_EQ(outcomes.failed, 1);
+  history = store->load_room("r1");
+  ASSERT_TRUE(history);
+  expect_moves(history->games[0].moves, "r1", 1, {1, 2, 3, 4, 5, 6});
 }
 
 TEST_F(SqliteStoreTest, AnAbandonedGameIsArchivedAndTheLogKeepsWhatRunningGamesNeed) {
@@ -463,6 +484,67 @@ TEST_F(SqliteStoreTest, AVersion4FileGainsLastSeenTimes) {
   ASSERT_EQ(state.players.size(), 1u);
   EXPECT_EQ(state.players[0].id, "new");
   EXPECT_EQ(state.players[0].last_seen_ms, 5000);
+}
+
+// A file as the build before packed archives (schema version 5) left it: a game archived
+// row by row into `moves`, and a game still live in the log. The old game reads as before,
+// the live one is packed when it ends, and pruning removes both kinds of archive.
+TEST_F(SqliteStoreTest, AVersion5FileKeepsItsArchivedGamesAndPacksTheNextOnes) {
+  fs::create_directories(dir_);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
+    std::string sql;
+    for (std::int64_t step = 0; step < 5; ++step) sql += std::string(sqlite::migration(step));
+    sql += "PRAGMA application_id = " + std::to_string(sqlite::kApplicationId) +
+           "; PRAGMA user_version = 5;"
+           "INSERT INTO players VALUES ('p1', 'P', zeroblob(32), 1, 1);"
+           "INSERT INTO rooms VALUES ('live', 'hearts', 4, '{}', '{}', 'p1', "
+           "  'playing', 1, 1, NULL);"
+           "INSERT INTO rooms VALUES ('done', 'hearts', 4, '{}', '{}', 'p1', "
+           "  'finished', 1, 1, 9);"
+           "INSERT INTO games VALUES ('live', 1, 11, 0, 2, NULL), ('done', 1, 22, 0, 2, 9);";
+    for (const auto& m :
+         {move("done", 1, 1), move("done", 1, 2), move("live", 1, 1), move("live", 1, 2)}) {
+      sql += std::string("INSERT INTO ") + (m.room_id == "done" ? "moves" : "move_log") +
+             " (room_id, game_number, seq, seat, move, at_ms, state_hash) VALUES ('" + m.room_id +
+             "', 1, " + std::to_string(m.seq) + ", 0, '" + m.move.dump() + "', " +
+             std::to_string(m.at_ms) + ", " +
+             (m.state_hash ? std::to_string(static_cast<std::int64_t>(*m.state_hash)) : "NULL") +
+             ");";
+    }
+    char* error = nullptr;
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << error;
+    sqlite3_close(db);
+  }
+  auto store = open();
+  EXPECT_EQ(query("PRAGMA user_version"), sqlite::kSchemaVersion);
+  const auto done = store->load_room("done");
+  ASSERT_TRUE(done);
+  expect_moves(done->games.at(0).moves, "done", 1, {1, 2});
+  const auto state = store->load();
+  ASSERT_EQ(state.rooms.size(), 1u);
+  expect_moves(state.rooms[0].moves, "live", 1, {1, 2});
+
+  Outcomes outcomes;
+  store->append_move(move("live", 1, 3), outcomes.callback());
+  RoomRecord live = state.rooms[0].room;
+  live.status = StoredRoomStatus::kFinished;
+  live.finished_ms = 10;
+  store->save_room(live, outcomes.callback());
+  store->flush();
+  EXPECT_EQ(outcomes.ok, 2);
+  EXPECT_EQ(packed_rows("live"), 1);
+  EXPECT_EQ(packed_rows("done"), 0) << "an old archive is not rewritten";
+  const auto ended = store->load_room("live");
+  ASSERT_TRUE(ended);
+  expect_moves(ended->games.at(0).moves, "live", 1, {1, 2, 3});
+
+  store->prune_ended_rooms(1'000);
+  store->flush();
+  EXPECT_FALSE(store->load_room("done"));
+  EXPECT_FALSE(store->load_room("live"));
+  EXPECT_EQ(archived_rows("done") + archived_rows("live"), 0) << "the moves go with their room";
 }
 
 // A file as the build before the move log (schema version 2) left it, mid-game.
