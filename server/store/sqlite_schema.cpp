@@ -146,8 +146,9 @@ CREATE INDEX rooms_by_creator ON rooms (creator_id);
 )sql",
     // 5 -> 6: a game archived from now on is one row of packed_moves, appended, rather than a
     // row of `moves` per move: `moves` is keyed by room, so archiving a game dirtied its
-    // room's pages there, which cost the durable store 3.5-4.5 µs a move (docs/BENCHMARKS.md,
-    // "Durable store: where a move's CPU goes"). Games archived before stay in `moves`.
+    // room's pages there; packed, the durable store spends about 5% less CPU per move
+    // (docs/BENCHMARKS.md, "Durable store: where a move's CPU goes"). Games archived before
+    // stay in `moves`.
     R"sql(
 CREATE TABLE packed_moves (
   id          INTEGER PRIMARY KEY,  -- append order
