@@ -28,6 +28,12 @@ Json next_move(Json action, Json events, std::string phase = "play") {
           {"answer", Json::array({{{"phase", phase}}, std::move(events)})}};
 }
 
+// An engine's prompt for `player` to play one card of `from` onto the pile.
+Json prompt_play(const std::string& player, const Json& from) {
+  return {
+      {"type", "prompt_play"}, {"player", player}, {"to", "pile"}, {"count", 1}, {"from", from}};
+}
+
 // A game with both players dealt five cards and seat 0 prompted to play one of its hand.
 ExternalGame dealt_game(std::uint64_t seed = 7) {
   ExternalGame game("fake", two_player_config(), seed);
@@ -37,12 +43,8 @@ ExternalGame dealt_game(std::uint64_t seed = 7) {
       {"type":"set_info","id":"stock","value":42}])")))
                   .ok());
   const Json hand = game.view(0)["hand"];
-  EXPECT_TRUE(game.apply(kEngineSeat, next_move(nullptr, Json::array({{{"type", "prompt_play"},
-                                                                       {"player", "seat0"},
-                                                                       {"to", "pile"},
-                                                                       {"count", 1},
-                                                                       {"from", hand}}})))
-                  .ok());
+  EXPECT_TRUE(
+      game.apply(kEngineSeat, next_move(nullptr, Json::array({prompt_play("seat0", hand)}))).ok());
   return game;
 }
 
@@ -241,12 +243,8 @@ TEST(ExternalGame, APlayerMayDrawTheWholeStockOneCallAtATime) {
   }
   EXPECT_EQ(game.view(0)["hand"].size(), 52U);
   const Json hand = game.view(0)["hand"];
-  EXPECT_TRUE(game.apply(kEngineSeat, next_move(nullptr, Json::array({{{"type", "prompt_play"},
-                                                                       {"player", "seat0"},
-                                                                       {"to", "pile"},
-                                                                       {"count", 1},
-                                                                       {"from", hand}}})))
-                  .ok());
+  EXPECT_TRUE(
+      game.apply(kEngineSeat, next_move(nullptr, Json::array({prompt_play("seat0", hand)}))).ok());
   EXPECT_EQ(game.to_act(), std::vector<Seat>{0});
 }
 

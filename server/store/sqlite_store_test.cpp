@@ -139,6 +139,26 @@ class SqliteStoreTest : public ::testing::Test {
     return query("SELECT count(*) FROM packed_moves WHERE room_id = '" + room_id + "'");
   }
 
+  // Writes the data file as a build of schema `version` left it: that version's tables, then
+  // `rows` (SQL). Returns "" or SQLite's error.
+  std::string write_old_file(std::int64_t version, const std::string& rows) const {
+    fs::create_directories(dir_);
+    sqlite3* db = nullptr;
+    if (sqlite3_open(file().c_str(), &db) != SQLITE_OK) return "cannot open " + file().string();
+    std::string sql;
+    for (std::int64_t step = 0; step < version; ++step) sql += std::string(sqlite::migration(step));
+    sql += "PRAGMA application_id = " + std::to_string(sqlite::kApplicationId) +
+           "; PRAGMA user_version = " + std::to_string(version) + ";" + rows;
+    char* error = nullptr;
+    std::string out;
+    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+      out = error ? error : "sqlite3_exec failed";
+      sqlite3_free(error);
+    }
+    sqlite3_close(db);
+    return out;
+  }
+
   // The message of the StoreError that opening throws ("" when it opens).
   std::string open_error(const SqliteStoreOptions& with) const {
     try {
@@ -154,6 +174,15 @@ class SqliteStoreTest : public ::testing::Test {
   mutable std::mutex log_mutex_;
   mutable std::vector<std::string> logged_;
 };
+
+// `m` as an INSERT into `table` (moves or move_log, which share their columns).
+std::string insert_move_sql(const std::string& table, const MoveRecord& m) {
+  return "INSERT INTO " + table +
+         " (room_id, game_number, seq, seat, move, at_ms, state_hash) VALUES ('" + m.room_id +
+         "', " + std::to_string(m.game_number) + ", " + std::to_string(m.seq) + ", " +
+         std::to_string(m.seat) + ", '" + m.move.dump() + "', " + std::to_string(m.at_ms) + ", " +
+         (m.state_hash ? std::to_string(static_cast<std::int64_t>(*m.state_hash)) : "NULL") + ");";
+}
 
 std::string read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -434,19 +463,7 @@ TEST_F(SqliteStoreTest, AnIdleGameIsMovedToTheLogsEndSoTheLogStaysSmall) {
 // A file as the build before ratings (schema version 3) left it: migrated to the rating
 // tables, its data kept.
 TEST_F(SqliteStoreTest, AVersion3FileGainsTheRatingTables) {
-  fs::create_directories(dir_);
-  {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
-    const std::string sql = std::string(sqlite::migration(0)) + std::string(sqlite::migration(1)) +
-                            std::string(sqlite::migration(2)) +
-                            "PRAGMA application_id = " + std::to_string(sqlite::kApplicationId) +
-                            "; PRAGMA user_version = 3;"
-                            "INSERT INTO players VALUES ('p1', 'P', zeroblob(32), 1);";
-    char* error = nullptr;
-    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << error;
-    sqlite3_close(db);
-  }
+  ASSERT_EQ(write_old_file(3, "INSERT INTO players VALUES ('p1', 'P', zeroblob(32), 1);"), "");
   auto store = open();
   EXPECT_EQ(query("PRAGMA user_version"), sqlite::kSchemaVersion);
   EXPECT_EQ(query("SELECT count(*) FROM players"), 1);
@@ -460,20 +477,10 @@ TEST_F(SqliteStoreTest, AVersion3FileGainsTheRatingTables) {
 // A file as the build before player retention (schema version 4) left it: its players count
 // as last seen when they were created, and the oldest are pruned first.
 TEST_F(SqliteStoreTest, AVersion4FileGainsLastSeenTimes) {
-  fs::create_directories(dir_);
-  {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
-    std::string sql;
-    for (std::int64_t step = 0; step < 4; ++step) sql += std::string(sqlite::migration(step));
-    sql += "PRAGMA application_id = " + std::to_string(sqlite::kApplicationId) +
-           "; PRAGMA user_version = 4;"
-           "INSERT INTO players VALUES ('old', 'P', zeroblob(32), 10);"
-           "INSERT INTO players VALUES ('new', 'Q', zeroblob(32), 5000);";
-    char* error = nullptr;
-    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << error;
-    sqlite3_close(db);
-  }
+  ASSERT_EQ(write_old_file(4,
+                           "INSERT INTO players VALUES ('old', 'P', zeroblob(32), 10);"
+                           "INSERT INTO players VALUES ('new', 'Q', zeroblob(32), 5000);"),
+            "");
   auto store = open();
   EXPECT_EQ(query("PRAGMA user_version"), sqlite::kSchemaVersion);
   EXPECT_EQ(query("SELECT last_seen_ms FROM players WHERE id = 'old'"), 10);
@@ -490,33 +497,17 @@ TEST_F(SqliteStoreTest, AVersion4FileGainsLastSeenTimes) {
 // row by row into `moves`, and a game still live in the log. The old game reads as before,
 // the live one is packed when it ends, and pruning removes both kinds of archive.
 TEST_F(SqliteStoreTest, AVersion5FileKeepsItsArchivedGamesAndPacksTheNextOnes) {
-  fs::create_directories(dir_);
-  {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
-    std::string sql;
-    for (std::int64_t step = 0; step < 5; ++step) sql += std::string(sqlite::migration(step));
-    sql += "PRAGMA application_id = " + std::to_string(sqlite::kApplicationId) +
-           "; PRAGMA user_version = 5;"
-           "INSERT INTO players VALUES ('p1', 'P', zeroblob(32), 1, 1);"
-           "INSERT INTO rooms VALUES ('live', 'hearts', 4, '{}', '{}', 'p1', "
-           "  'playing', 1, 1, NULL);"
-           "INSERT INTO rooms VALUES ('done', 'hearts', 4, '{}', '{}', 'p1', "
-           "  'finished', 1, 1, 9);"
-           "INSERT INTO games VALUES ('live', 1, 11, 0, 2, NULL), ('done', 1, 22, 0, 2, 9);";
-    for (const auto& m :
-         {move("done", 1, 1), move("done", 1, 2), move("live", 1, 1), move("live", 1, 2)}) {
-      sql += std::string("INSERT INTO ") + (m.room_id == "done" ? "moves" : "move_log") +
-             " (room_id, game_number, seq, seat, move, at_ms, state_hash) VALUES ('" + m.room_id +
-             "', 1, " + std::to_string(m.seq) + ", 0, '" + m.move.dump() + "', " +
-             std::to_string(m.at_ms) + ", " +
-             (m.state_hash ? std::to_string(static_cast<std::int64_t>(*m.state_hash)) : "NULL") +
-             ");";
-    }
-    char* error = nullptr;
-    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << error;
-    sqlite3_close(db);
+  std::string rows =
+      "INSERT INTO players VALUES ('p1', 'P', zeroblob(32), 1, 1);"
+      "INSERT INTO rooms VALUES ('live', 'hearts', 4, '{}', '{}', 'p1', 'playing', 1, 1, NULL);"
+      "INSERT INTO rooms VALUES ('done', 'hearts', 4, '{}', '{}', 'p1', 'finished', 1, 1, 9);"
+      "INSERT INTO games VALUES ('live', 1, 11, 0, 2, NULL), ('done', 1, 22, 0, 2, 9);";
+  for (const auto& m : {move("done", 1, 1), move("done", 1, 2)})
+    rows += insert_move_sql("moves", m);
+  for (const auto& m : {move("live", 1, 1), move("live", 1, 2)}) {
+    rows += insert_move_sql("move_log", m);
   }
+  ASSERT_EQ(write_old_file(5, rows), "");
   auto store = open();
   EXPECT_EQ(query("PRAGMA user_version"), sqlite::kSchemaVersion);
   const auto done = store->load_room("done");
@@ -528,19 +519,16 @@ TEST_F(SqliteStoreTest, AVersion5FileKeepsItsArchivedGamesAndPacksTheNextOnes) {
 
   Outcomes outcomes;
   store->append_move(move("live", 1, 3), outcomes.callback());
-  RoomRecord live = state.rooms[0].room;
-  live.status = StoredRoomStatus::kFinished;
-  live.finished_ms = 10;
-  store->save_room(live, outcomes.callback());
+  store->save_room(ended(state.rooms[0].room), outcomes.callback());
   store->flush();
   EXPECT_EQ(outcomes.ok, 2);
   EXPECT_EQ(packed_rows("live"), 1);
   EXPECT_EQ(packed_rows("done"), 0) << "an old archive is not rewritten";
-  const auto ended = store->load_room("live");
-  ASSERT_TRUE(ended);
-  expect_moves(ended->games.at(0).moves, "live", 1, {1, 2, 3});
+  const auto history = store->load_room("live");
+  ASSERT_TRUE(history);
+  expect_moves(history->games.at(0).moves, "live", 1, {1, 2, 3});
 
-  store->prune_ended_rooms(1'000);
+  store->prune_ended_rooms(1'800'000'000'000);
   store->flush();
   EXPECT_FALSE(store->load_room("done"));
   EXPECT_FALSE(store->load_room("live"));
@@ -549,31 +537,16 @@ TEST_F(SqliteStoreTest, AVersion5FileKeepsItsArchivedGamesAndPacksTheNextOnes) {
 
 // A file as the build before the move log (schema version 2) left it, mid-game.
 TEST_F(SqliteStoreTest, AVersion2FileWithAnUnfinishedGameRecoversAfterMigration) {
-  fs::create_directories(dir_);
-  {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(file().c_str(), &db), SQLITE_OK);
-    std::string sql = std::string(sqlite::migration(0)) + std::string(sqlite::migration(1)) +
-                      "PRAGMA application_id = " + std::to_string(sqlite::kApplicationId) +
-                      "; PRAGMA user_version = 2;"
-                      "INSERT INTO players VALUES ('p1', 'P', zeroblob(32), 1);"
-                      "INSERT INTO rooms VALUES ('live', 'hearts', 4, '{}', '{}', 'p1', "
-                      "  'playing', 1, 1, NULL);"
-                      "INSERT INTO rooms VALUES ('done', 'hearts', 4, '{}', '{}', 'p1', "
-                      "  'finished', 1, 1, 9);"
-                      "INSERT INTO games VALUES ('live', 1, 11, 0, 2, NULL), "
-                      "  ('done', 1, 22, 0, 2, 9);";
-    for (const auto& m : {move("live", 1, 1), move("live", 1, 2), move("live", 1, 3),
-                          move("done", 1, 1), move("done", 1, 2)}) {
-      sql += "INSERT INTO moves VALUES ('" + m.room_id + "', 1, " + std::to_string(m.seq) +
-             ", 0, '" + m.move.dump() + "', " + std::to_string(m.at_ms) + ", " +
-             (m.state_hash ? std::to_string(static_cast<std::int64_t>(*m.state_hash)) : "NULL") +
-             ");";
-    }
-    char* error = nullptr;
-    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << error;
-    sqlite3_close(db);
+  std::string rows =
+      "INSERT INTO players VALUES ('p1', 'P', zeroblob(32), 1);"
+      "INSERT INTO rooms VALUES ('live', 'hearts', 4, '{}', '{}', 'p1', 'playing', 1, 1, NULL);"
+      "INSERT INTO rooms VALUES ('done', 'hearts', 4, '{}', '{}', 'p1', 'finished', 1, 1, 9);"
+      "INSERT INTO games VALUES ('live', 1, 11, 0, 2, NULL), ('done', 1, 22, 0, 2, 9);";
+  for (const auto& m : {move("live", 1, 1), move("live", 1, 2), move("live", 1, 3),
+                        move("done", 1, 1), move("done", 1, 2)}) {
+    rows += insert_move_sql("moves", m);
   }
+  ASSERT_EQ(write_old_file(2, rows), "");
   auto store = open();
   EXPECT_EQ(query("PRAGMA user_version"), sqlite::kSchemaVersion);
   // The live game's moves moved to the log; the finished game's stayed.
@@ -594,10 +567,7 @@ TEST_F(SqliteStoreTest, AVersion2FileWithAnUnfinishedGameRecoversAfterMigration)
   store->append_move(move("live", 1, 4), outcomes.callback());
   store->flush();
   EXPECT_EQ(outcomes.ok, 1);
-  RoomRecord live = state.rooms[0].room;
-  live.status = StoredRoomStatus::kFinished;
-  live.finished_ms = 10;
-  store->save_room(live, outcomes.callback());
+  store->save_room(ended(state.rooms[0].room), outcomes.callback());
   store->flush();
   EXPECT_EQ(outcomes.ok, 2);
   EXPECT_EQ(archived_rows("live"), 4);
