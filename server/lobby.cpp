@@ -178,7 +178,8 @@ bool Lobby::restore_one(const LoadedRoom& loaded, std::int64_t epoch, Identity& 
     std::lock_guard lock(mutex_);
     Entry& entry = rooms_[r.id];
     replaced = std::move(entry.room);
-    entry = Entry{room, nullptr, room->is_private(), epoch};
+    // Listed at once: a client that lists rooms the moment the server is up sees it.
+    entry = Entry{room, room->restored_summary(), room->is_private(), epoch};
     index_->put(r.id, room);
   }
   if (replaced) replaced->shutdown();

@@ -217,6 +217,10 @@ bool Room::restore(const LoadedRoom& stored, Identity& identity,
   return identical;
 }
 
+std::shared_ptr<const protocol::RoomSummary> Room::restored_summary() const {
+  return std::make_shared<const protocol::RoomSummary>(table_.summary());
+}
+
 void Room::resume_after_restore() {
   net::post(strand_, [self = shared_from_this()] {
     self->run(

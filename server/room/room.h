@@ -82,6 +82,10 @@ class Room : public std::enable_shared_from_this<Room> {
   // known to `identity`): they get their places back when they resume.
   bool restore(const LoadedRoom& stored, Identity& identity,
                const std::vector<std::string>& spectators = {});
+  // The summary of a room restored but not yet resumed, so the lobby lists it from the moment
+  // it is registered (resume_after_restore's own summary comes later, from the strand). Only
+  // before the room runs: the table is not yet anyone else's.
+  std::shared_ptr<const protocol::RoomSummary> restored_summary() const;
   // After restore() and registration: restarts grace periods, clocks and bots.
   void resume_after_restore();
 

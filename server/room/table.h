@@ -188,6 +188,9 @@ class Table {
   // After restore(): open-room count, grace periods, clocks and bots for the recovered state.
   void resume_after_restore(TableTime now, Outbox& out);
 
+  // The lobby's summary of the room as it is now (list_rooms).
+  protocol::RoomSummary summary() const;
+
  private:
   struct Occupant {
     std::shared_ptr<Player> player;  // null for a bot added with add_bot
@@ -265,7 +268,6 @@ class Table {
   Spectator* spectator_of(const Player& player);
   bool is_member(const Player& player) const;
   bool any_human_connected() const;
-  protocol::RoomSummary summary() const;
   // The room push to every member and the lobby's summary; `persist`: store the record too.
   void publish_room(Outbox& out, bool persist = true);
   void push_room_to(const std::shared_ptr<Player>& player, Outbox& out);
