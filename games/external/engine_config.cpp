@@ -18,10 +18,13 @@ bool is_string_field(const Json& object, const char* field) {
 
 }  // namespace
 
+CardSet deck_card_set(const std::string& deck) {
+  return deck == "52JJ" ? deck_with_jokers() : standard_deck();
+}
+
 std::vector<std::string> deck_cards(const std::string& deck) {
-  const CardSet cards = deck == "52JJ" ? deck_with_jokers() : standard_deck();
   std::vector<std::string> out;
-  for (Card card : cards) out.push_back(card.to_string());
+  for (Card card : deck_card_set(deck)) out.push_back(card.to_string());
   return out;
 }
 

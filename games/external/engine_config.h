@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "games/core/card_set.h"
 #include "games/core/game.h"
 
 namespace parlor::external {
@@ -36,7 +37,9 @@ struct EngineConfig {
 // `error`, which field is wrong and why.
 std::optional<EngineConfig> parse_engine_config(const Json& answer, std::string& error);
 
-// The cards of `deck` ("52" or "52JJ") as wire strings, in canonical order.
+// The cards of `deck` ("52" or "52JJ").
+CardSet deck_card_set(const std::string& deck);
+// The same as wire strings, in canonical order.
 std::vector<std::string> deck_cards(const std::string& deck);
 
 }  // namespace parlor::external

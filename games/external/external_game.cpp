@@ -26,11 +26,6 @@ const char* action_name(Prompt::Kind kind) {
   return "select";
 }
 
-// The cards of the engine's deck ("52" or "52JJ").
-CardSet deck_of(const EngineConfig& config) {
-  return config.deck == "52JJ" ? deck_with_jokers() : standard_deck();
-}
-
 bool holds(const std::vector<std::string>& cards, const std::string& card) {
   return std::find(cards.begin(), cards.end(), card) != cards.end();
 }
@@ -87,7 +82,7 @@ void ExternalGame::shuffle_all() {
   // Each deal of a game has its own order, all of them fixed by the room's seed.
   const std::uint64_t seed = seed_ + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(shuffles_);
   deck_.clear();
-  for (Card card : shuffled(deck_of(*config_), seed)) deck_.push_back(card.to_string());
+  for (Card card : shuffled(deck_card_set(config_->deck), seed)) deck_.push_back(card.to_string());
   discard_.clear();
   for (auto& hand : hands_) hand.clear();
   for (auto& stack : stacks_) stack.clear();
@@ -249,7 +244,7 @@ MoveResult ExternalGame::apply_next(Seat seat, const Json& action, const Json& a
     if (seat != kEngineSeat || !to_act().empty()) {
       return MoveResult::rejected("bad_request", "a null action while a prompt is open");
     }
-    const int limit = kMaxNullCallsBeyondTheDeck + deck_of(*config_).size();
+    const int limit = kMaxNullCallsBeyondTheDeck + deck_card_set(config_->deck).size();
     if (++null_calls_ > limit) {
       return MoveResult::rejected(kBadAnswerCode, "the engine opened no prompt in " +
                                                       std::to_string(limit) + " calls in a row");
