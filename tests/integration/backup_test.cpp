@@ -1,7 +1,7 @@
 // deploy/backup's scripts against the real parlor-server: a backup taken while a game is
 // played holds every move acknowledged before it; restored into a data directory and served
-// by a new server, the game resumes exactly there; the restore refuses while a server runs on
-// the directory.
+// by a new server, the game resumes exactly there, also over the directory it came from; the
+// restore refuses while a server runs on the directory.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -116,6 +116,25 @@ TEST(Backup, AnOnlineBackupRestoresTheGameWhereItsLastAcknowledgedMoveLeftIt) {
             0);
   EXPECT_NE(output.find("stop it first"), std::string::npos) << output;
   second.kill_now();
+
+  // Restored over the directory it was taken from, whose WAL still holds the move after the
+  // backup (the server was killed, so nothing checkpointed it), the game is as the backup left
+  // it too: the old WAL goes aside with the old file rather than being applied to the backup.
+  ASSERT_EQ(run_shell(script("parlor-restore.sh") + " " + backup.string() + " " + source.string(),
+                      output),
+            0)
+      << output;
+  ServerProcess third(PARLOR_SERVER_BINARY,
+                      {"--dev", "--store", "sqlite", "--data-dir", source.string()},
+                      test_dir("logs"), "third");
+  ASSERT_EQ(third.start(), "");
+  TestClient again("127.0.0.1", third.port());
+  ASSERT_EQ(again.request({{"type", "hello"}, {"protocol", 1}, {"token", token}})["type"],
+            "welcome");
+  const auto restored = again.next_of("state");
+  ASSERT_TRUE(restored) << "no state push on resuming";
+  EXPECT_EQ((*restored)["seq"], backed_up);
+  third.kill_now();
 }
 
 }  // namespace
