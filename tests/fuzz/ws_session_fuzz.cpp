@@ -14,10 +14,8 @@
 // After the bytes the client's side ends (EOF), and the session must wind down.
 //
 // The oracle: no crash, leak or undefined behaviour (ASan and UBSan in the fuzz preset), and
-// what the server wrote is an HTTP 101 response followed by server frames that are
-// well-formed: unmasked, no reserved bits, final, a text, close, ping or pong opcode, control
-// payloads of at most 125 bytes; every text frame a JSON object with a string "type"; a close
-// frame's code one a server may send (RFC 6455 7.4) and its reason valid UTF-8.
+// what the server wrote passes check_server_bytes (ws_server_bytes.h). plain_ws_session_fuzz
+// is the same over a real socket and the server's own WebSocket stream (PlainWsStream).
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
@@ -25,18 +23,15 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 
-#include "protocol/text.h"
 #include "server/log.h"
 #include "server/ws_session_impl.h"
-#include "tests/fuzz/fuzz_check.h"
+#include "tests/fuzz/ws_server_bytes.h"
 
 namespace parlor::server {
 // Beast's test stream works with the type-erased executor only; it is given a strand, as the
@@ -46,86 +41,10 @@ template class WsSession<TestStream>;
 }  // namespace parlor::server
 
 namespace {
-
 namespace net = boost::asio;
-namespace http = boost::beast::http;
-using parlor::fuzz::require;
-
-http::request<http::string_body> upgrade_request() {
-  http::request<http::string_body> request{http::verb::get, "/ws", 11};
-  request.set(http::field::host, "127.0.0.1");
-  request.set(http::field::upgrade, "websocket");
-  request.set(http::field::connection, "upgrade");
-  request.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
-  request.set(http::field::sec_websocket_version, "13");
-  return request;
-}
-
-bool valid_close_code(std::uint16_t code) {
-  return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1011) ||
-         (code >= 3000 && code <= 4999);
-}
-
-// Reads the server's frames after the upgrade response, checking each.
-void check_server_bytes(std::string_view out) {
-  require(out.starts_with("HTTP/1.1 101"), "the upgrade was not answered with 101");
-  const auto head_end = out.find("\r\n\r\n");
-  require(head_end != std::string_view::npos, "the 101 response has no end");
-  std::size_t at = head_end + 4;
-  while (at < out.size()) {
-    require(out.size() - at >= 2, "a frame header is cut short");
-    const auto b0 = static_cast<unsigned char>(out[at]);
-    const auto b1 = static_cast<unsigned char>(out[at + 1]);
-    at += 2;
-    require((b0 & 0x80) != 0, "a server frame is not final");
-    require((b0 & 0x70) == 0, "a server frame has reserved bits set");
-    require((b1 & 0x80) == 0, "a server frame is masked");
-    const unsigned opcode = b0 & 0x0f;
-    require(opcode == 1 || opcode == 8 || opcode == 9 || opcode == 10,
-            "a server frame has opcode " + std::to_string(opcode));
-    std::uint64_t length = b1 & 0x7f;
-    const std::size_t extra = length == 126 ? 2 : length == 127 ? 8 : 0;
-    require(out.size() - at >= extra, "a frame length is cut short");
-    if (extra != 0) {
-      length = 0;
-      for (std::size_t i = 0; i < extra; ++i)
-        length = (length << 8) | static_cast<unsigned char>(out[at + i]);
-      at += extra;
-    }
-    require(length <= out.size() - at, "a frame payload is cut short");
-    const std::string_view payload = out.substr(at, static_cast<std::size_t>(length));
-    at += static_cast<std::size_t>(length);
-    if (opcode == 1) {
-      const auto json = nlohmann::json::parse(payload, nullptr, false);
-      require(json.is_object() && json.contains("type") && json["type"].is_string(),
-              "a text frame is not a JSON object with a type: " + std::string(payload));
-      continue;
-    }
-    require(payload.size() <= 125, "a control frame's payload is over 125 bytes");
-    if (opcode == 8 && !payload.empty()) {
-      require(payload.size() >= 2, "a close frame's payload is one byte");
-      const auto code = static_cast<std::uint16_t>(static_cast<unsigned char>(payload[0]) << 8 |
-                                                   static_cast<unsigned char>(payload[1]));
-      require(valid_close_code(code), "the server closed with code " + std::to_string(code));
-      const std::string_view reason = payload.substr(2);
-      require(parlor::protocol::truncate_utf8(reason, reason.size()).size() == reason.size(),
-              "a close reason is not valid UTF-8");
-    }
-  }
-}
-
-// Runs what is ready on `io` until nothing is, or for at most `limit` handlers (a session
-// that keeps posting work would be a bug of its own: the bound keeps one input finite).
-void run_ready(net::io_context& io, std::size_t limit = 100'000) {
-  for (std::size_t ran = 0; ran < limit;) {
-    const std::size_t now = io.poll();
-    if (now == 0) return;
-    ran += now;
-    io.restart();
-  }
-  require(false, "the session kept the event loop busy with no input");
-}
-
+using parlor::fuzz::check_server_bytes;
+using parlor::fuzz::run_ready;
+using parlor::fuzz::upgrade_request;
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
