@@ -7,14 +7,10 @@
 // decoder, ServerState, outbound queue and close handshake as ws_session_fuzz (which drives
 // the TLS path's stream, Beast's, over a test stream).
 //
-// Input: ws_session_fuzz's (its corpus is this one's): one byte of settings, then the client's
-// bytes (masked frames; a zero masking key leaves the payload readable):
-//   bit 0  a tight rate limit (a burst of 3, then 1 a second);
-//   bit 1  a 256-byte message limit;
-//   bits 2-4  how many bytes the client writes at a time (all at once, or 1, 2, 7, 64...), the
-//          server reading what has arrived between writes, so that frames and headers arrive
-//          cut at every place.
-// After the bytes the client shuts its side down (EOF); the server's bytes are then read.
+// Input: ws_session_fuzz's (its corpus is this one's): one byte of settings (session_settings
+// in ws_server_bytes.h; here the piece size is how many bytes the client writes at a time, the
+// server reading what has arrived between writes), then the client's bytes. After them the
+// client shuts its side down (EOF); the server's bytes are then read.
 //
 // The oracle: no crash, leak or undefined behaviour (ASan and UBSan in the fuzz preset), and
 // what the server wrote passes check_server_bytes (ws_server_bytes.h). Each input costs a
@@ -72,13 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t settings = data[0];
   const std::string_view client_bytes(reinterpret_cast<const char*>(data + 1), size - 1);
 
-  parlor::server::ServerConfig config;
-  config.store = "none";
-  config.rate_per_second = (settings & 1) != 0 ? 1 : 1e9;
-  config.rate_burst = (settings & 1) != 0 ? 3 : 1e9;
-  if ((settings & 2) != 0) config.max_message_bytes = 256;
-  static constexpr std::size_t kWriteSizes[] = {0, 1, 2, 3, 7, 64, 512, 4096};
-  const std::size_t write_size = kWriteSizes[(settings >> 2) & 7];
+  const auto [config, write_size] = parlor::fuzz::session_settings(settings);
 
   std::string written;
   {

@@ -1,8 +1,8 @@
-// What the WebSocket session fuzz targets share: the upgrade request they hand the session, and
-// the oracle on what the server wrote back — an HTTP 101 response followed by server frames
-// that are well-formed: unmasked, no reserved bits, final, a text, close, ping or pong opcode,
-// control payloads of at most 125 bytes; every text frame a JSON object with a string "type";
-// a close frame's code one a server may send (RFC 6455 7.4) and its reason valid UTF-8.
+// What the WebSocket session fuzz targets share: their settings byte, the upgrade request they
+// hand the session, and the oracle on what the server wrote back — an HTTP 101 response followed by
+// server frames that are well-formed: unmasked, no reserved bits, final, a text, close, ping or
+// pong opcode, control payloads of at most 125 bytes; every text frame a JSON object with a string
+// "type"; a close frame's code one a server may send (RFC 6455 7.4) and its reason valid UTF-8.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -17,9 +17,32 @@
 #include <string_view>
 
 #include "protocol/text.h"
+#include "server/config.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace parlor::fuzz {
+
+// An input's first byte:
+//   bit 0  a tight rate limit (a burst of 3, then 1 a second), so that rate_limited replies and
+//          the close after repeated strikes are reached;
+//   bit 1  a 256-byte message limit, so that oversize messages are reached with short inputs;
+//   bits 2-4  the size of the pieces the client's bytes reach the server in (0: all at once),
+//          so that frames and headers arrive cut at every place.
+struct SessionSettings {
+  server::ServerConfig config;
+  std::size_t piece_bytes = 0;
+};
+
+inline SessionSettings session_settings(std::uint8_t settings) {
+  SessionSettings out;
+  out.config.store = "none";
+  out.config.rate_per_second = (settings & 1) != 0 ? 1 : 1e9;
+  out.config.rate_burst = (settings & 1) != 0 ? 3 : 1e9;
+  if ((settings & 2) != 0) out.config.max_message_bytes = 256;
+  static constexpr std::size_t kPieceBytes[] = {0, 1, 2, 3, 7, 64, 512, 4096};
+  out.piece_bytes = kPieceBytes[(settings >> 2) & 7];
+  return out;
+}
 
 inline boost::beast::http::request<boost::beast::http::string_body> upgrade_request() {
   namespace http = boost::beast::http;

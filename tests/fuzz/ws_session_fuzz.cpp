@@ -4,14 +4,10 @@
 // rate limiter, the request decoder and a real ServerState handling what decodes (hello,
 // rooms, games), the outbound queue and the close handshake.
 //
-// Input: one byte of settings, then the client's bytes (frames must be masked; a zero masking
-// key leaves the payload readable, which is how the seed corpus writes them):
-//   bit 0  a tight rate limit (a burst of 3, then 1 a second), so that rate_limited replies and
-//          the close after repeated strikes are reached;
-//   bit 1  a 256-byte message limit, so that oversize messages are reached with short inputs;
-//   bits 2-4  how many bytes the stream hands over per read (all at once, or 1, 2, 7, 64...),
-//          so that frames and headers arrive cut at every place.
-// After the bytes the client's side ends (EOF), and the session must wind down.
+// Input: one byte of settings (session_settings in ws_server_bytes.h: rate limit, message
+// limit, and how many bytes the stream hands over per read), then the client's bytes (frames
+// must be masked; a zero masking key leaves the payload readable, which is how the seed corpus
+// writes them). After the bytes the client's side ends (EOF), and the session must wind down.
 //
 // The oracle: no crash, leak or undefined behaviour (ASan and UBSan in the fuzz preset), and
 // what the server wrote passes check_server_bytes (ws_server_bytes.h). plain_ws_session_fuzz
@@ -53,13 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t settings = data[0];
   const std::string_view client(reinterpret_cast<const char*>(data + 1), size - 1);
 
-  parlor::server::ServerConfig config;
-  config.store = "none";
-  config.rate_per_second = (settings & 1) != 0 ? 1 : 1e9;
-  config.rate_burst = (settings & 1) != 0 ? 3 : 1e9;
-  if ((settings & 2) != 0) config.max_message_bytes = 256;
-  static constexpr std::size_t kReadSizes[] = {0, 1, 2, 3, 7, 64, 512, 4096};
-  const std::size_t read_size = kReadSizes[(settings >> 2) & 7];
+  const auto [config, read_size] = parlor::fuzz::session_settings(settings);
 
   std::string written;
   {

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "tests/support/game_driver.h"
 #include "tests/support/scratch_dir.h"
@@ -63,6 +66,31 @@ std::int64_t play_one(Game& game, Seat& to_act) {
   return ok.value("seq", std::int64_t{-1});
 }
 
+// Restores `backup` into `dir` with parlor-restore, starts `server` on it and resumes the game
+// of the player holding `token`: the seq of the state pushed to it, or -1 (reported).
+std::int64_t restore_and_resume(const fs::path& backup, const fs::path& dir,
+                                std::unique_ptr<ServerProcess>& server, const std::string& name,
+                                const std::string& token) {
+  std::string output;
+  const int status =
+      run_shell(script("parlor-restore.sh") + " " + backup.string() + " " + dir.string(), output);
+  EXPECT_EQ(status, 0) << output;
+  if (status != 0) return -1;
+  server = std::make_unique<ServerProcess>(
+      PARLOR_SERVER_BINARY,
+      std::vector<std::string>{"--dev", "--store", "sqlite", "--data-dir", dir.string()},
+      test_dir("logs"), name);
+  const std::string started = server->start();
+  EXPECT_EQ(started, "");
+  if (!started.empty()) return -1;
+  TestClient player("127.0.0.1", server->port());
+  EXPECT_EQ(player.request({{"type", "hello"}, {"protocol", 1}, {"token", token}})["type"],
+            "welcome");
+  const auto state = player.next_of("state");
+  EXPECT_TRUE(state) << "no state push on resuming";
+  return state ? (*state)["seq"].get<std::int64_t>() : -1;
+}
+
 TEST(Backup, AnOnlineBackupRestoresTheGameWhereItsLastAcknowledgedMoveLeftIt) {
   const fs::path source = test_dir("source");
   const fs::path target = test_dir("target");
@@ -95,46 +123,21 @@ TEST(Backup, AnOnlineBackupRestoresTheGameWhereItsLastAcknowledgedMoveLeftIt) {
   const std::string token = game.alice_token;
   game = {};
 
-  ASSERT_EQ(run_shell(script("parlor-restore.sh") + " " + backup.string() + " " + target.string(),
-                      output),
-            0)
-      << output;
-  ServerProcess second(PARLOR_SERVER_BINARY,
-                       {"--dev", "--store", "sqlite", "--data-dir", target.string()},
-                       test_dir("logs"), "second");
-  ASSERT_EQ(second.start(), "");
-  TestClient alice("127.0.0.1", second.port());
-  ASSERT_EQ(alice.request({{"type", "hello"}, {"protocol", 1}, {"token", token}})["type"],
-            "welcome");
-  const auto state = alice.next_of("state");
-  ASSERT_TRUE(state) << "no state push on resuming";
-  EXPECT_EQ((*state)["seq"], backed_up);
+  std::unique_ptr<ServerProcess> second;
+  EXPECT_EQ(restore_and_resume(backup, target, second, "second", token), backed_up);
 
   // Over a running server's directory the restore refuses and changes nothing.
   EXPECT_NE(run_shell(script("parlor-restore.sh") + " " + backup.string() + " " + target.string(),
                       output),
             0);
   EXPECT_NE(output.find("stop it first"), std::string::npos) << output;
-  second.kill_now();
+  second.reset();
 
   // Restored over the directory it was taken from, whose WAL still holds the move after the
   // backup (the server was killed, so nothing checkpointed it), the game is as the backup left
   // it too: the old WAL goes aside with the old file rather than being applied to the backup.
-  ASSERT_EQ(run_shell(script("parlor-restore.sh") + " " + backup.string() + " " + source.string(),
-                      output),
-            0)
-      << output;
-  ServerProcess third(PARLOR_SERVER_BINARY,
-                      {"--dev", "--store", "sqlite", "--data-dir", source.string()},
-                      test_dir("logs"), "third");
-  ASSERT_EQ(third.start(), "");
-  TestClient again("127.0.0.1", third.port());
-  ASSERT_EQ(again.request({{"type", "hello"}, {"protocol", 1}, {"token", token}})["type"],
-            "welcome");
-  const auto restored = again.next_of("state");
-  ASSERT_TRUE(restored) << "no state push on resuming";
-  EXPECT_EQ((*restored)["seq"], backed_up);
-  third.kill_now();
+  std::unique_ptr<ServerProcess> third;
+  EXPECT_EQ(restore_and_resume(backup, source, third, "third", token), backed_up);
 }
 
 }  // namespace
