@@ -191,7 +191,13 @@ export const scenarios = [
         await page.locator('[data-testid="conn-status"][data-status="connected"]').waitFor({ timeout: TAKEOVER_MS });
         const reconnectedMs = Date.now() - k1;
         const owner1 = await cluster.until(async () => { const o = await cluster.ownerOf(room); return o.node && o.node !== owner0.node && o; }, { timeoutMs: TAKEOVER_MS, what: 'a new owner of the room' });
-        // The new owner's full state push: the table is back, gina's turn again.
+        // The new owner's full state push: the table is back, gina's turn again. Her page may
+        // have reconnected before the room had an owner again; its table shows the state from
+        // before the kill until the push comes (the owner invites her once it has loaded the
+        // room), so the push itself is what is waited for.
+        const pushedSinceKill = () => frames.slice(framesBefore1).filter((f) => f.room === room).map((f) => f.type);
+        await cluster.until(() => { const types = pushedSinceKill(); return types.includes('room') && types.includes('state'); },
+          { timeoutMs: TAKEOVER_MS, what: 'the room and its state pushed to gina by the new owner' }).catch(() => {});
         await page.locator(`[data-testid="room"][data-seat="${mySeat}"]`).waitFor({ timeout: TAKEOVER_MS });
         const back1 = await waitMyTurn();
         const backMs = Date.now() - k1;
@@ -203,7 +209,7 @@ export const scenarios = [
         assert.equal(back1.seq, before1.seq, `the same state (nothing was played while the room moved: it was gina's turn; ${stateTrail(frames, room)})`);
         assert.ok(sameCards(await gina.handCards(), before1.hand), 'the same hand');
         assert.equal(await gina.moveError(), '', 'no error on the table');
-        const pushed1 = frames.slice(framesBefore1).filter((f) => f.room === room).map((f) => f.type);
+        const pushed1 = pushedSinceKill();
         assert.ok(pushed1.includes('room') && pushed1.includes('state'), `the new owner pushed the room and its full state (frames since the kill: ${pushed1})`);
 
         // Play on by clicking; hank's table follows (his place was given back).
