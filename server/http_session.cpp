@@ -400,6 +400,11 @@ bool HttpSession<Stream>::admit_forwarded(
 
 template <class Stream>
 void HttpSession<Stream>::write(std::shared_ptr<http::response<http::string_body>> response) {
+  // A trusted proxy's request held its client's place until answered: it is let go as the
+  // answer goes out, not once the write completes, so that a client that has its answer and
+  // connects again at once finds its place free (the write's completion can run after the
+  // bytes have reached it). The next request on the connection may be another client's.
+  if (origin_.per_request_limiter) slot_.reset();
   const bool keep_alive = response->keep_alive();
   auto& message = *response;  // kept alive by the handler, which owns the response
   http::async_write(stream_, message,
@@ -411,9 +416,6 @@ void HttpSession<Stream>::write(std::shared_ptr<http::response<http::string_body
 
 template <class Stream>
 void HttpSession<Stream>::on_write(bool keep_alive, beast::error_code ec, std::size_t) {
-  // A trusted proxy's request held its client's place until answered; the next request on
-  // the connection may be another client's.
-  if (origin_.per_request_limiter) slot_.reset();
   if (ec) return;
   if (!keep_alive) return do_close();
   do_read();

@@ -182,7 +182,10 @@ bool ServerState::hello(ClientContext& client, const protocol::Hello& request, c
     token = *request.token;  // back to its owner only
   } else if (request.name) {
     player = identity_.create(*request.name, token);
-    metrics_.players.fetch_add(1);  // exact again at the next sweep (player_lifecycle.cpp)
+    // A count the identities really had: adding one to the gauge could count this player
+    // twice, once in a sweep on another I/O thread (player_lifecycle.cpp) that stored the size
+    // after create() and before the add.
+    metrics_.players.store(static_cast<std::int64_t>(identity_.size()));
     if (store_) {
       // The token is handed out only once the player is stored: a crash right after the
       // welcome must not leave the client holding a token the restarted server never knew.
