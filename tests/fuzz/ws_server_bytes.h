@@ -1,8 +1,9 @@
 // What the WebSocket session fuzz targets share: their settings byte, the upgrade request they
-// hand the session, and the oracle on what the server wrote back — an HTTP 101 response followed by
-// server frames that are well-formed: unmasked, no reserved bits, final, a text, close, ping or
-// pong opcode, control payloads of at most 125 bytes; every text frame a JSON object with a string
-// "type"; a close frame's code one a server may send (RFC 6455 7.4) and its reason valid UTF-8.
+// hand the session, and the oracle on what the server wrote back — an HTTP 101 response
+// followed by server frames that are well-formed: unmasked, no reserved bits, final, a text,
+// close, ping or pong opcode, control payloads of at most 125 bytes; every text frame a JSON
+// object with a string "type"; a close frame's code one a server may send (RFC 6455 7.4) and
+// its reason valid UTF-8.
 #pragma once
 
 #include <boost/asio/io_context.hpp>

@@ -16,8 +16,6 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/_experimental/test/stream.hpp>
-#include <boost/beast/http/string_body.hpp>
-#include <boost/beast/websocket/rfc6455.hpp>
 
 #include <cstddef>
 #include <cstdint>
