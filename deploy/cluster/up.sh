@@ -80,8 +80,14 @@ started_pids=()
 succeeded=0
 
 # Stops `pid` with `signal`, then SIGKILL after `bound` seconds. A zombie counts as gone: once
-# up.sh has exited, whoever adopts the processes may be slow to reap them.
-alive() { [ -e "/proc/$1" ] && ! grep -q '^[^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
+# up.sh has exited, whoever adopts the processes may be slow to reap them. /proc/PID/stat is
+# read once: testing that /proc/PID exists and then reading its state separately could see
+# the zombie reaped in between and take the failed read for a live process.
+alive() {
+  local stat
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+  [[ "${stat##*) }" != Z* ]]
+}
 stop_pid() {
   local pid="$1" signal="$2" bound="$3" waited=0
   alive "$pid" || return 0

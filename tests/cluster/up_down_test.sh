@@ -38,7 +38,14 @@ ok() {
   checks=$((checks + 1))
   echo "ok: $* ($((SECONDS - started)) s)"
 }
-alive() { [ -e "/proc/$1" ] && ! grep -q '^[^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
+# Running and not a zombie (the processes' adopter may be slow to reap them). One read of
+# /proc/PID/stat: a zombie reaped between an existence test and a separate read of its state
+# would otherwise pass for a live process.
+alive() {
+  local stat
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+  [[ "${stat##*) }" != Z* ]]
+}
 status_of() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$1" || true; }
 
 [ -x "$bot" ] || fail "no parlor-bot at $bot (build it, or set PARLOR_BOT)"
@@ -139,7 +146,7 @@ ok "two parlor-bots on $(basename "$creator_node" .log) and $(basename "$joiner_
 # ---- down -------------------------------------------------------------------------------
 timeout 90 "$repo/deploy/cluster/down.sh" "$dir" || fail "down.sh exited $?"
 for pid in "${pids[@]}"; do
-  ! alive "$pid" || fail "pid $pid still runs after down.sh"
+  ! alive "$pid" || fail "pid $pid still runs after down.sh: $(cat "/proc/$pid/stat" 2>&1)"
 done
 ok "down.sh stopped all ${#pids[@]} processes"
 timeout 30 "$repo/deploy/cluster/down.sh" "$dir" 2>/dev/null || fail "a second down.sh exited $?"
