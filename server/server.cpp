@@ -6,6 +6,7 @@
 #include "server/listener.h"
 #include "server/log.h"
 #include "server/server_state.h"
+#include "server/store/store.h"
 #include "server/thread_name.h"
 
 namespace parlor::server {
@@ -46,12 +47,33 @@ void Server::start() {
   const int count = config_.threads > 0
                         ? config_.threads
                         : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  Store* store = state_->store();
+  const bool commits_here = store != nullptr && store->commits_at_end_of_pass();
   for (int i = 0; i < count; ++i) {
-    threads_.emplace_back([this, i] {
+    threads_.emplace_back([this, i, store, commits_here] {
       name_this_thread("parlor-io-" + std::to_string(i));
       auto guard = net::make_work_guard(io_);
-      io_.run();
+      if (!commits_here) {
+        io_.run();
+        return;
+      }
+      run_committing_passes(*store);
     });
+  }
+}
+
+// The event loop with group commit at the end of each pass (docs/ARCHITECTURE.md,
+// "Persistence"): wait for one handler, run the others that are ready (a bounded number, so
+// that the writes of a long burst are not held back), then commit what they queued and
+// acknowledge it here. A move's commit needs no wake-up of the writer thread and no post back
+// from it; the moves of every room handled in the pass share one commit.
+void Server::run_committing_passes(Store& store) {
+  constexpr int kMostHandlersPerPass = 1024;
+  const EndOfPassCommits marker;
+  while (io_.run_one() > 0) {
+    for (int n = 1; n < kMostHandlersPerPass && io_.poll_one() > 0; ++n) {
+    }
+    store.commit_pending();
   }
 }
 

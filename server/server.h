@@ -15,6 +15,7 @@ namespace parlor::server {
 
 class Listener;
 class ServerState;
+class Store;
 
 class Server {
  public:
@@ -35,6 +36,8 @@ class Server {
   ServerState& state() { return *state_; }
 
  private:
+  void run_committing_passes(Store& store);
+
   ServerConfig config_;
   net::io_context io_;
   std::shared_ptr<ServerState> state_;

@@ -280,7 +280,8 @@ void Room::write(StoreWrite w) {
   if (!store_) return;
   DurableCallback done;
   if (w.gating) {
-    // Called on the store's writer thread: hop back onto the strand.
+    // Called on the thread that committed the write (the store's writer, or an I/O thread at
+    // the end of its pass): hop back onto the strand.
     done = [weak = weak_from_this()](WriteResult result) {
       if (auto self = weak.lock()) {
         net::post(self->strand_, [self, result] {

@@ -255,6 +255,9 @@ void SqliteStore::close() {
   }
   wake_.notify_one();
   if (writer_.joinable()) writer_.join();
+  // An event loop's thread may still be committing a batch it took before the writer drained
+  // the queue: the connection closes after it.
+  std::lock_guard commit(commit_mutex_);
   // Statements before their connections; the last connection to close checkpoints the WAL.
   statements_.reset();
   writer_db_.reset();
@@ -297,8 +300,14 @@ void SqliteStore::prune_idle_players(UnixMillis before_ms) {
   enqueue({PrunePlayers{before_ms}, nullptr, std::chrono::steady_clock::now()});
 }
 
+namespace {
+// True while this thread runs on_durable callbacks, holding the commit lock: a flush() there
+// would wait for a commit that cannot start.
+thread_local bool t_in_callbacks = false;
+}  // namespace
+
 void SqliteStore::flush() {
-  if (std::this_thread::get_id() == writer_.get_id()) {
+  if (t_in_callbacks) {
     report("flush() called from an on_durable callback; it would never return");
     return;
   }
@@ -318,12 +327,23 @@ void SqliteStore::enqueue(Write write) {
     if (write.on_durable) write.on_durable(is_flush ? WriteResult::kDurable : WriteResult::kFailed);
     return;
   }
+  const bool is_record = !is_flush && !std::holds_alternative<PruneBefore>(write.record) &&
+                         !std::holds_alternative<PrunePlayers>(write.record);
+  // A record queued by an event loop's thread is committed at the end of its pass
+  // (commit_pending), and so is any record queued behind it: it is not the writer's. Flushes
+  // and prunes always are.
+  write.for_writer = !is_record || !EndOfPassCommits::on_this_thread();
+  const bool for_writer = write.for_writer;
   queue_.push_back(std::move(write));
   const std::size_t depth = queue_.size();
   if (is_flush) ++flushes_queued_;
+  if (for_writer) ++writer_work_;
+  const std::size_t writer_work = writer_work_;
   lock.unlock();
   // The writer needs waking only to start a batch or to cut its window short.
-  if (depth == 1 || depth >= options_.max_batch || is_flush) wake_.notify_one();
+  if (for_writer && (writer_work == 1 || depth >= options_.max_batch || !is_record)) {
+    wake_.notify_one();
+  }
 }
 
 StoreStats SqliteStore::stats() const {
@@ -333,59 +353,109 @@ StoreStats SqliteStore::stats() const {
   return out;
 }
 
-// ---- the writer thread ---------------------------------------------------------------------
+// ---- committing: the writer thread, or an event loop's at the end of its pass -----------
 
 void SqliteStore::run_writer() {
   std::vector<Write> batch;
   std::vector<char> ok;
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+    wake_.wait(lock, [this] { return writer_work_ > 0 || stopping_; });
     if (queue_.empty()) return;  // stopping, and everything is committed
     // Group commit: give other writers until the oldest write's window closes to join.
     const auto window_end = queue_.front().queued_at + options_.batch_window;
     wake_.wait_until(lock, window_end, [this] {
       return queue_.size() >= options_.max_batch || flushes_queued_ > 0 || stopping_;
     });
-    const auto take = static_cast<std::ptrdiff_t>(std::min(queue_.size(), options_.max_batch));
-    batch.assign(std::make_move_iterator(queue_.begin()),
-                 std::make_move_iterator(queue_.begin() + take));
-    queue_.erase(queue_.begin(), queue_.begin() + take);
-    for (const auto& write : batch) {
-      if (std::holds_alternative<FlushMarker>(write.record)) --flushes_queued_;
-    }
     lock.unlock();
-
-    const auto commit_started = std::chrono::steady_clock::now();
-    const bool committed = commit_batch(batch, ok);
-    const std::chrono::duration<double> commit_took =
-        std::chrono::steady_clock::now() - commit_started;
-    std::uint64_t records = 0;
-    std::uint64_t failed = 0;
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (std::holds_alternative<FlushMarker>(batch[i].record)) continue;
-      ++(ok[i] ? records : failed);
-    }
     {
-      std::lock_guard stats_lock(mutex_);
-      if (records > 0) ++stats_.batches;
-      count_batch(stats_, committed, records, commit_took.count());
-      stats_.records += records;
-      stats_.failed_records += failed;
-      stats_.largest_batch = std::max<std::uint64_t>(stats_.largest_batch, records);
+      std::lock_guard commit(commit_mutex_);
+      lock.lock();
+      // An event loop's thread may have committed what woke the writer meanwhile; what is
+      // left then is the event loops' own. Closing, the writer takes everything.
+      if (writer_work_ > 0 || stopping_) take_batch(batch, false);
+      lock.unlock();
+      if (!batch.empty()) commit_and_report(batch, ok);
     }
-    // Callbacks after the commit, in queue order, outside the lock.
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (!batch[i].on_durable) continue;
-      try {
-        batch[i].on_durable(ok[i] ? WriteResult::kDurable : WriteResult::kFailed);
-      } catch (const std::exception& e) {
-        report(std::string("an on_durable callback threw: ") + e.what());
-      }
-    }
-    batch.clear();
     lock.lock();
   }
+}
+
+void SqliteStore::commit_pending() {
+  std::vector<Write> batch;
+  std::vector<char> ok;
+  for (;;) {
+    std::unique_lock commit(commit_mutex_, std::try_to_lock);
+    // The thread that holds the lock looks at the queue again once it has let go (below, or
+    // the writer's loop), so what this thread queued is taken by that one.
+    if (!commit.owns_lock()) return;
+    {
+      std::lock_guard lock(mutex_);
+      // Once closing, the writer drains the queue.
+      if (stopping_) return;
+      take_batch(batch, true);
+    }
+    if (batch.empty()) return;
+    commit_and_report(batch, ok);
+    commit.unlock();
+    std::lock_guard lock(mutex_);
+    if (queue_.empty()) return;
+  }
+}
+
+void SqliteStore::take_batch(std::vector<Write>& batch, bool records_only) {
+  batch.clear();
+  std::size_t take = 0;
+  while (take < queue_.size() && take < options_.max_batch) {
+    const auto& record = queue_[take].record;
+    if (records_only && (std::holds_alternative<FlushMarker>(record) ||
+                         std::holds_alternative<PruneBefore>(record) ||
+                         std::holds_alternative<PrunePlayers>(record))) {
+      break;
+    }
+    ++take;
+  }
+  const auto end = queue_.begin() + static_cast<std::ptrdiff_t>(take);
+  batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(end));
+  queue_.erase(queue_.begin(), end);
+  for (const auto& write : batch) {
+    if (std::holds_alternative<FlushMarker>(write.record)) --flushes_queued_;
+    if (write.for_writer) --writer_work_;
+  }
+}
+
+void SqliteStore::commit_and_report(std::vector<Write>& batch, std::vector<char>& ok) {
+  const auto commit_started = std::chrono::steady_clock::now();
+  const bool committed = commit_batch(batch, ok);
+  const std::chrono::duration<double> commit_took =
+      std::chrono::steady_clock::now() - commit_started;
+  std::uint64_t records = 0;
+  std::uint64_t failed = 0;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (std::holds_alternative<FlushMarker>(batch[i].record)) continue;
+    ++(ok[i] ? records : failed);
+  }
+  {
+    std::lock_guard stats_lock(mutex_);
+    if (records > 0) ++stats_.batches;
+    count_batch(stats_, committed, records, commit_took.count());
+    stats_.records += records;
+    stats_.failed_records += failed;
+    stats_.largest_batch = std::max<std::uint64_t>(stats_.largest_batch, records);
+  }
+  // Callbacks after the commit, in queue order, outside mutex_ but under the commit lock, so
+  // that the next batch's callbacks come after these whichever thread commits it.
+  t_in_callbacks = true;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (!batch[i].on_durable) continue;
+    try {
+      batch[i].on_durable(ok[i] ? WriteResult::kDurable : WriteResult::kFailed);
+    } catch (const std::exception& e) {
+      report(std::string("an on_durable callback threw: ") + e.what());
+    }
+  }
+  t_in_callbacks = false;
+  batch.clear();
 }
 
 bool SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok) {

@@ -75,6 +75,8 @@ class SqliteStore final : public Store {
   void prune_ended_rooms(UnixMillis before_ms) override;
   void prune_idle_players(UnixMillis before_ms) override;
   void flush() override;
+  bool commits_at_end_of_pass() const override { return true; }
+  void commit_pending() override;
   LoadedState load() override;
   std::optional<RoomHistory> load_room(const std::string& room_id) override;
   std::vector<RatingRow> load_leaderboard(const std::string& kind, int limit) override;
@@ -96,11 +98,20 @@ class SqliteStore final : public Store {
         record;
     DurableCallback on_durable;
     std::chrono::steady_clock::time_point queued_at;
+    // False for a record queued by an event loop's thread, which commits it at the end of its
+    // pass: the writer neither wakes for it nor takes it unless it has work of its own first.
+    bool for_writer = true;
   };
   struct Statements;
 
   void enqueue(Write write);
   void run_writer();
+  // Moves up to max_batch writes from the queue's front into `batch` (mutex_ held). With
+  // `records_only`, stops before the first flush marker or prune: those are the writer's,
+  // which they woke, and a write is never taken ahead of one queued before it.
+  void take_batch(std::vector<Write>& batch, bool records_only);
+  // Commits `batch`, counts it and calls its callbacks in order (commit_mutex_ held).
+  void commit_and_report(std::vector<Write>& batch, std::vector<char>& ok);
   // Commits `batch` as one transaction; ok[i] says whether write i is durable. False when the
   // transaction did not commit.
   bool commit_batch(std::vector<Write>& batch, std::vector<char>& ok);
@@ -119,7 +130,11 @@ class SqliteStore final : public Store {
   SqliteStoreOptions options_;
   std::filesystem::path file_;
   int lock_fd_ = -1;
-  std::unique_ptr<sqlite::Db> writer_db_;  // used only by the writer thread after start
+  // Held by whichever thread commits a batch, the writer or an event loop's (commit_pending):
+  // it guards writer_db_, statements_ and the committing state below, and keeps batches and
+  // their callbacks in queue order. Taken before mutex_, never while holding it.
+  std::mutex commit_mutex_;
+  std::unique_ptr<sqlite::Db> writer_db_;  // used only under commit_mutex_ after start
   std::unique_ptr<Statements> statements_;
   std::unique_ptr<sqlite::Db> reader_db_;
   std::mutex reader_mutex_;
@@ -128,14 +143,15 @@ class SqliteStore final : public Store {
   std::condition_variable wake_;
   std::deque<Write> queue_;
   std::size_t flushes_queued_ = 0;  // a flush waiting skips the batch window
+  std::size_t writer_work_ = 0;     // queued writes that are the writer's (for_writer)
   bool accepting_ = true;
   bool stopping_ = false;
   StoreStats stats_;
 
-  // Writer thread only: games whose log has a failed move; their later moves are refused.
+  // Under commit_mutex_: games whose log has a failed move; their later moves are refused.
   std::set<std::pair<std::string, int>> broken_games_;
 
-  // Writer thread only (and the constructor): the live game of each room — its current game
+  // Under commit_mutex_ (and the constructor): the live game of each room — its current game
   // while the room is waiting or playing — and where its moves are in move_log. They stay
   // there until the room record that ends the game copies them into `moves` (archive()).
   struct LiveGame {

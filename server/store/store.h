@@ -9,8 +9,10 @@
 // failed (already logged): the caller must not claim the move happened. kFenced (cluster mode)
 // says the room has a newer owner: this node must let the room go.
 //
-// No Asio here: the callbacks run on the store's writer thread and the caller posts back
-// to its own strand. Both backends (SQLite, PostgreSQL) implement the same interface.
+// No Asio here: the callbacks run on the thread that committed the write (the store's writer
+// thread, or an event loop's thread that commits at the end of its passes, see
+// EndOfPassCommits) and the caller posts back to its own strand. Both backends (SQLite,
+// PostgreSQL) implement the same interface.
 #pragma once
 
 #include <array>
@@ -48,8 +50,26 @@ enum class WriteResult {
   kFenced,
 };
 
-// Called once per write, from the writer thread, in the order the writes were made.
+// Called once per write, on the thread that committed it, in the order the writes were made.
 using DurableCallback = std::function<void(WriteResult)>;
+
+// Marks the calling thread, while it lives, as an event loop's thread that calls
+// Store::commit_pending() at the end of every pass of its loop (once the handlers that were
+// ready have run). A store that commits there (commits_at_end_of_pass()) leaves the writes
+// this thread queues for that call instead of waking its writer thread: a move is then
+// committed and acknowledged on the thread that accepted it, with no hop to the writer and
+// back (docs/ARCHITECTURE.md, "Persistence").
+class EndOfPassCommits {
+ public:
+  EndOfPassCommits() { on_this_thread_ = true; }
+  ~EndOfPassCommits() { on_this_thread_ = false; }
+  EndOfPassCommits(const EndOfPassCommits&) = delete;
+  EndOfPassCommits& operator=(const EndOfPassCommits&) = delete;
+  static bool on_this_thread() { return on_this_thread_; }
+
+ private:
+  static inline thread_local bool on_this_thread_ = false;
+};
 
 struct PlayerRecord {
   std::string id;
@@ -292,6 +312,15 @@ class Store {
   // Blocks until every write queued before the call has been committed (or has failed).
   // Never call it from an on_durable callback.
   virtual void flush() = 0;
+
+  // Whether commit_pending() commits (see EndOfPassCommits); false: it does nothing and the
+  // writer thread commits everything.
+  virtual bool commits_at_end_of_pass() const { return false; }
+  // Called by an event loop's thread (EndOfPassCommits) at the end of each pass: commits the
+  // writes queued so far, its own and other threads', in one transaction and calls their
+  // callbacks on this thread. Returns at once when another thread is committing: that one
+  // takes what is queued before it lets go.
+  virtual void commit_pending() {}
 
   // Every player and every unfinished room with its current game's moves. Sees only
   // committed writes: call flush() first for your own queued ones. Blocking disk I/O: call
