@@ -1,10 +1,13 @@
-// The embedded store: one SQLite file in WAL mode in the data directory, written by one
-// writer thread with group commit. Durability and schema: README.md beside this file.
+// The embedded store: one SQLite file in WAL mode in the data directory, written with group
+// commit. Durability and schema: README.md beside this file.
 //
-// The writer takes what is queued — waiting up to `batch_window` after the oldest write, or
-// until `max_batch` writes are queued — commits it as ONE transaction (one fsync of the WAL
-// for the whole batch), then calls the batch's callbacks in order. The callers' threads
-// (room strands, the event loop) only push onto the queue; they never wait for the disk.
+// Whoever commits takes what is queued, commits it as ONE transaction (one fsync of the WAL for
+// the whole batch), then calls the batch's callbacks in order. An event loop's thread
+// (EndOfPassCommits) commits at the end of each pass of its loop what its handlers queued, and
+// whatever was queued behind it (commit_pending). The writer thread commits the rest — flushes,
+// prunes, writes from other threads — waiting up to `batch_window` after the oldest write, or
+// until `max_batch` writes are queued. One lock (commit_mutex_) lets one of them commit at a
+// time, so batches and their callbacks keep the queue's order.
 #pragma once
 
 #include <chrono>
