@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -135,6 +136,48 @@ TEST_F(EndOfPassCommitTest, APassTakesOnlyTheWritesBeforeAPruneTheRestIsTheWrite
   std::lock_guard lock(acks.mutex);
   EXPECT_EQ(acks.seen[2].second, loop_thread);
   EXPECT_NE(acks.seen[3].second, loop_thread) << "the writer committed the move behind the prune";
+}
+
+// A pass that finds the writer committing leaves its writes to it: the writer, once it lets go,
+// commits them although none is its own and nothing else wakes it.
+TEST_F(EndOfPassCommitTest, APassThatFindsTheWriterCommittingLeavesItsWritesToIt) {
+  SqliteStore store(options());
+  std::mutex gate_mutex;
+  std::condition_variable gate_changed;
+  bool writer_inside = false;
+  bool let_writer_go = false;
+  // A write from a thread that is no event loop: the writer commits it, and its callback holds
+  // the writer (and the commit lock) until the pass below has run.
+  store.save_player(player("p0"), [&](WriteResult) {
+    std::unique_lock lock(gate_mutex);
+    writer_inside = true;
+    gate_changed.notify_all();
+    gate_changed.wait(lock, [&] { return let_writer_go; });
+  });
+  {
+    std::unique_lock lock(gate_mutex);
+    ASSERT_TRUE(gate_changed.wait_for(lock, 10s, [&] { return writer_inside; }));
+  }
+  Acks acks;
+  std::thread::id loop_thread;
+  on_event_loop_thread([&] {
+    loop_thread = std::this_thread::get_id();
+    store.save_player(player("p1"), acks("p1"));
+    store.commit_pending();  // the writer holds the lock: the pass leaves p1 to it
+    EXPECT_TRUE(acks.names().empty());
+  });
+  {
+    std::lock_guard lock(gate_mutex);
+    let_writer_go = true;
+  }
+  gate_changed.notify_all();
+  const auto give_up = std::chrono::steady_clock::now() + 10s;
+  while (acks.names().empty() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_EQ(acks.names(), std::vector<std::string>{"p1"}) << "the writer never took p1";
+  std::lock_guard lock(acks.mutex);
+  EXPECT_NE(acks.seen[0].second, loop_thread);
 }
 
 TEST_F(EndOfPassCommitTest, ClosingCommitsWhatAnEventLoopLeftQueued) {

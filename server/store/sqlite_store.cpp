@@ -360,8 +360,12 @@ void SqliteStore::run_writer() {
   std::vector<char> ok;
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return writer_work_ > 0 || stopping_; });
-    if (queue_.empty()) return;  // stopping, and everything is committed
+    wake_.wait(lock, [this] { return writer_work_ > 0 || pass_skipped_ || stopping_; });
+    if (queue_.empty()) {
+      if (stopping_) return;  // everything is committed
+      pass_skipped_ = false;  // what that pass left was committed meanwhile
+      continue;
+    }
     // Group commit: give other writers until the oldest write's window closes to join.
     const auto window_end = queue_.front().queued_at + options_.batch_window;
     wake_.wait_until(lock, window_end, [this] {
@@ -372,8 +376,10 @@ void SqliteStore::run_writer() {
       std::lock_guard commit(commit_mutex_);
       lock.lock();
       // An event loop's thread may have committed what woke the writer meanwhile; what is
-      // left then is the event loops' own. Closing, the writer takes everything.
-      if (writer_work_ > 0 || stopping_) take_batch(batch, false);
+      // left then is the event loops' own, unless a pass found this thread committing and left
+      // its writes to it (pass_skipped_). Closing, the writer takes everything.
+      if (writer_work_ > 0 || pass_skipped_ || stopping_) take_batch(batch, false);
+      pass_skipped_ = pass_skipped_ && !queue_.empty();
       lock.unlock();
       if (!batch.empty()) commit_and_report(batch, ok);
     }
@@ -386,9 +392,18 @@ void SqliteStore::commit_pending() {
   std::vector<char> ok;
   for (;;) {
     std::unique_lock commit(commit_mutex_, std::try_to_lock);
-    // The thread that holds the lock looks at the queue again once it has let go (below, or
-    // the writer's loop), so what this thread queued is taken by that one.
-    if (!commit.owns_lock()) return;
+    if (!commit.owns_lock()) {
+      // Another thread commits. It may have taken its batch before this pass's writes were
+      // queued, so it is told to look at the queue again once it lets go: an event loop's
+      // thread does anyway (below), the writer when pass_skipped_ is set. Set before trying
+      // again, so that a holder that has let go meanwhile is seen here instead.
+      {
+        std::lock_guard lock(mutex_);
+        pass_skipped_ = true;
+      }
+      commit = std::unique_lock(commit_mutex_, std::try_to_lock);
+      if (!commit.owns_lock()) return;
+    }
     {
       std::lock_guard lock(mutex_);
       // Once closing, the writer drains the queue.

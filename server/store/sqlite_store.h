@@ -147,6 +147,9 @@ class SqliteStore final : public Store {
   std::deque<Write> queue_;
   std::size_t flushes_queued_ = 0;  // a flush waiting skips the batch window
   std::size_t writer_work_ = 0;     // queued writes that are the writer's (for_writer)
+  // A pass found the commit lock held and left its writes to the holder: the writer, once it
+  // lets go, takes what is queued even if none of it is its own.
+  bool pass_skipped_ = false;
   bool accepting_ = true;
   bool stopping_ = false;
   StoreStats stats_;
