@@ -60,20 +60,25 @@ std::optional<EngineConfig> parse_engine_config(const Json& answer, std::string&
       error = where + " must be an object with a non-empty string id and label";
       return std::nullopt;
     }
-    StackSpec spec{s["id"].get<std::string>(), s["label"].get<std::string>(),
-                   s.value("orientation", "horizontal"), s.value("alignment", "center"), 0};
+    // Read as JSON first: an engine may send any type, and a number is an error to name, not
+    // an exception.
+    const Json orientation = s.value("orientation", Json("horizontal"));
+    const Json alignment = s.value("alignment", Json("center"));
+    StackSpec spec{s["id"].get<std::string>(), s["label"].get<std::string>(), "", "", 0};
     if (!stack_ids.insert(spec.id).second) {
       error = where + ".id \"" + spec.id + "\" is used twice";
       return std::nullopt;
     }
-    if (spec.orientation != "horizontal" && spec.orientation != "vertical") {
+    if (orientation != "horizontal" && orientation != "vertical") {
       error = where + R"(.orientation must be "horizontal" or "vertical")";
       return std::nullopt;
     }
-    if (spec.alignment != "start" && spec.alignment != "center" && spec.alignment != "end") {
+    if (alignment != "start" && alignment != "center" && alignment != "end") {
       error = where + R"(.alignment must be "start", "center" or "end")";
       return std::nullopt;
     }
+    spec.orientation = orientation.get<std::string>();
+    spec.alignment = alignment.get<std::string>();
     if (!s.contains("max-size") || !s["max-size"].is_number_integer() ||
         s["max-size"].get<int>() < 1) {
       error = where + ".max-size must be a positive integer";

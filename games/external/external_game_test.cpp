@@ -57,6 +57,15 @@ TEST(EngineConfig, NamesTheWrongField) {
   EXPECT_NE(error.find("config.stacks[0].max-size"), std::string::npos);
   EXPECT_FALSE(parse_engine_config(Json::parse(R"({"deck":"52","player_count":0})"), error));
   EXPECT_NE(error.find("player_count"), std::string::npos);
+  // A field of the wrong type is named too, never thrown (found by the engine_answer fuzzer).
+  EXPECT_FALSE(parse_engine_config(Json::parse(R"({"deck":"52","player_count":4,"stacks":[
+      {"id":"k","label":"K","max-size":6,"alignment":0}]})"),
+                                   error));
+  EXPECT_NE(error.find("config.stacks[0].alignment"), std::string::npos) << error;
+  EXPECT_FALSE(parse_engine_config(Json::parse(R"({"deck":"52","player_count":4,"stacks":[
+      {"id":"k","label":"K","max-size":6,"orientation":["vertical"]}]})"),
+                                   error));
+  EXPECT_NE(error.find("config.stacks[0].orientation"), std::string::npos) << error;
 }
 
 TEST(ExternalGame, WaitsForInitThenForNext) {
