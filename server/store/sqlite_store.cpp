@@ -327,12 +327,11 @@ void SqliteStore::enqueue(Write write) {
     if (write.on_durable) write.on_durable(is_flush ? WriteResult::kDurable : WriteResult::kFailed);
     return;
   }
-  const bool is_record = !is_flush && !std::holds_alternative<PruneBefore>(write.record) &&
-                         !std::holds_alternative<PrunePlayers>(write.record);
+  const bool record = is_record(write);
   // A record queued by an event loop's thread is committed at the end of its pass
   // (commit_pending), and so is any record queued behind it: it is not the writer's. Flushes
   // and prunes always are.
-  write.for_writer = !is_record || !EndOfPassCommits::on_this_thread();
+  write.for_writer = !record || !EndOfPassCommits::on_this_thread();
   const bool for_writer = write.for_writer;
   queue_.push_back(std::move(write));
   const std::size_t depth = queue_.size();
@@ -341,7 +340,7 @@ void SqliteStore::enqueue(Write write) {
   const std::size_t writer_work = writer_work_;
   lock.unlock();
   // The writer needs waking only to start a batch or to cut its window short.
-  if (for_writer && (writer_work == 1 || depth >= options_.max_batch || !is_record)) {
+  if (for_writer && (writer_work == 1 || depth >= options_.max_batch || !record)) {
     wake_.notify_one();
   }
 }
@@ -418,16 +417,17 @@ void SqliteStore::commit_pending() {
   }
 }
 
+bool SqliteStore::is_record(const Write& write) {
+  return !std::holds_alternative<FlushMarker>(write.record) &&
+         !std::holds_alternative<PruneBefore>(write.record) &&
+         !std::holds_alternative<PrunePlayers>(write.record);
+}
+
 void SqliteStore::take_batch(std::vector<Write>& batch, bool records_only) {
   batch.clear();
   std::size_t take = 0;
   while (take < queue_.size() && take < options_.max_batch) {
-    const auto& record = queue_[take].record;
-    if (records_only && (std::holds_alternative<FlushMarker>(record) ||
-                         std::holds_alternative<PruneBefore>(record) ||
-                         std::holds_alternative<PrunePlayers>(record))) {
-      break;
-    }
+    if (records_only && !is_record(queue_[take])) break;
     ++take;
   }
   const auto end = queue_.begin() + static_cast<std::ptrdiff_t>(take);

@@ -109,6 +109,8 @@ class SqliteStore final : public Store {
 
   void enqueue(Write write);
   void run_writer();
+  // A player, room, move or rated game: not a flush marker or a prune, which are the writer's.
+  static bool is_record(const Write& write);
   // Moves up to max_batch writes from the queue's front into `batch` (mutex_ held). With
   // `records_only`, stops before the first flush marker or prune: those are the writer's,
   // which they woke, and a write is never taken ahead of one queued before it.
