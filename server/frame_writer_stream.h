@@ -52,16 +52,21 @@ class FrameWriterStream {
   // Beast reads into a ring buffer and offers its free space as two pieces, the second
   // almost always empty (the ring starts over once a message is consumed). One piece is
   // read with recv rather than recvmsg, sparing the kernel an iovec import on every read.
+  // Only a socket reads that way: a TLS stream reads into its own buffer whatever it is
+  // given, and a second read path through it would instantiate its chain of read operations
+  // twice, for nothing.
   template <class MutableBuffers, class Token>
   auto async_read_some(const MutableBuffers& buffers, Token&& token) {
-    auto piece = boost::asio::buffer_sequence_begin(buffers);
-    const auto end = boost::asio::buffer_sequence_end(buffers);
-    if (piece != end) {
-      const boost::asio::mutable_buffer first = *piece;
-      bool rest_empty = true;
-      for (++piece; piece != end; ++piece)
-        rest_empty = rest_empty && boost::asio::mutable_buffer(*piece).size() == 0;
-      if (rest_empty) return inner_.async_read_some(first, std::forward<Token>(token));
+    if constexpr (requires(Inner & socket) { socket.non_blocking(true); }) {
+      auto piece = boost::asio::buffer_sequence_begin(buffers);
+      const auto end = boost::asio::buffer_sequence_end(buffers);
+      if (piece != end) {
+        const boost::asio::mutable_buffer first = *piece;
+        bool rest_empty = true;
+        for (++piece; piece != end; ++piece)
+          rest_empty = rest_empty && boost::asio::mutable_buffer(*piece).size() == 0;
+        if (rest_empty) return inner_.async_read_some(first, std::forward<Token>(token));
+      }
     }
     return inner_.async_read_some(buffers, std::forward<Token>(token));
   }

@@ -82,8 +82,8 @@ struct Pair {
   }
 
   net::io_context io;
-  std::optional<websocket::stream<FrameWriterStream<tcp::socket>>> server;
-  std::optional<websocket::stream<tcp::socket>> client;
+  std::optional<websocket::stream<FrameWriterStream<tcp::socket>, false>> server;
+  std::optional<websocket::stream<tcp::socket, false>> client;
   boost::beast::flat_buffer buffer;
   std::vector<std::string> messages;
   boost::beast::error_code read_error;

@@ -1,7 +1,7 @@
 // One WebSocket client: a read loop, a bounded outbound queue written in batches with one
 // write in flight, a token-bucket rate limit, and keep-alive pings — all on the session's
 // strand. Templated over the stream so plain and TLS connections share the code
-// (instantiated in ws_session.cpp for PlainWsSocket and TlsStream).
+// (instantiated in ws_session_plain.cpp for PlainWsSocket and ws_session_tls.cpp for TlsStream).
 #pragma once
 
 #include <boost/beast/core/flat_buffer.hpp>
@@ -72,7 +72,7 @@ class WsSession final : public Connection, public std::enable_shared_from_this<W
   // A plain socket's WebSocket layer is Parlor's own (plain_ws_stream.h: nothing held while
   // idle); TLS, and the fuzz target's test stream, keep Beast's.
   using WsStream = std::conditional_t<std::is_same_v<Stream, PlainWsSocket>, PlainWsStream,
-                                      beast::websocket::stream<FrameWriterStream<Stream>>>;
+                                      beast::websocket::stream<FrameWriterStream<Stream>, false>>;
   WsStream ws_;
   std::shared_ptr<ServerState> state_;
   std::unique_ptr<IpLimiter::Slot> slot_;

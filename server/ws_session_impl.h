@@ -1,6 +1,6 @@
 // WsSession's member definitions, for the translation units that instantiate it: the server's
-// (ws_session.cpp: plain sockets and TLS) and the WebSocket session fuzz target's (Beast's test
-// stream, tests/fuzz/ws_session_fuzz.cpp). Include it nowhere else.
+// (ws_session_plain.cpp and ws_session_tls.cpp) and the WebSocket session fuzz target's (Beast's
+// test stream, tests/fuzz/ws_session_fuzz.cpp). Include it nowhere else.
 #pragma once
 
 #include "server/ws_session.h"

@@ -1,10 +1,9 @@
-// The server's two kinds of WebSocket session: plain sockets and TLS (the definitions are in
-// ws_session_impl.h, shared with the session fuzz target).
+// The WebSocket session of plain connections (the definitions are in ws_session_impl.h, shared
+// with TLS, ws_session_tls.cpp, and with the session fuzz targets).
 #include "server/ws_session_impl.h"
 
 namespace parlor::server {
 
 template class WsSession<PlainWsSocket>;
-template class WsSession<TlsStream>;
 
 }  // namespace parlor::server

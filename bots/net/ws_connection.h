@@ -80,8 +80,8 @@ class WsConnection : public std::enable_shared_from_this<WsConnection> {
   // handshake has started Beast's own timeouts take over; before that, connect_timer_.
   using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp,
                                                   boost::asio::io_context::executor_type>;
-  using PlainWs = boost::beast::websocket::stream<Socket>;
-  using TlsWs = boost::beast::websocket::stream<boost::beast::ssl_stream<Socket>>;
+  using PlainWs = boost::beast::websocket::stream<Socket, false>;
+  using TlsWs = boost::beast::websocket::stream<boost::beast::ssl_stream<Socket>, false>;
 
   template <class F>
   decltype(auto) visit(F&& f) {

@@ -73,7 +73,7 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
            Handlers handlers);
 
  private:
-  using Stream = beast::websocket::stream<beast::tcp_stream>;
+  using Stream = beast::websocket::stream<beast::tcp_stream, false>;
 
   void start_connect(std::string secret);
   void start_accept(const beast::http::request<beast::http::string_body>& request);

@@ -21,8 +21,8 @@ using tcp = net::ip::tcp;
 struct TestClient::Impl {
   net::io_context io;
   net::ssl::context tls_context{net::ssl::context::tls_client};
-  std::variant<std::monostate, websocket::stream<beast::tcp_stream>,
-               websocket::stream<beast::ssl_stream<beast::tcp_stream>>>
+  std::variant<std::monostate, websocket::stream<beast::tcp_stream, false>,
+               websocket::stream<beast::ssl_stream<beast::tcp_stream>, false>>
       ws;
   beast::flat_buffer buffer;
   bool reading = false;
