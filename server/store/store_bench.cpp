@@ -197,6 +197,52 @@ void BM_CommitCpuSqlite(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * batch);
 }
 
+// The process's CPU per move for whole games as the server stores them: state.range(0) rooms
+// start a game together (a room record each), play 40 moves each, one move of every room per
+// commit as rooms playing at once commit them, and end it (the finished record, which packs
+// the game's moves into one row). Moves, starts and ends in the proportion of a 40-move game.
+void BM_GameCpuSqlite(benchmark::State& state) {
+  const int rooms = static_cast<int>(state.range(0));
+  constexpr int kMovesPerGame = 40;
+  TempStore temp(Backend::kSqlite, kGroupWindow, 512);
+  std::atomic<int> failed{0};
+  const auto check = [&failed](WriteResult result) {
+    if (result != WriteResult::kDurable) failed.fetch_add(1);
+  };
+  const auto record = [](int room, int game, bool finished) {
+    RoomRecord out;
+    out.id = "r" + std::to_string(room);
+    out.kind = "bigtwo";
+    out.seats = 4;
+    for (int seat = 0; seat < 4; ++seat) {
+      out.occupants.push_back(SeatRecord{std::nullopt, "Bot " + std::to_string(seat), "random"});
+    }
+    out.status = finished ? StoredRoomStatus::kFinished : StoredRoomStatus::kPlaying;
+    out.game_number = game;
+    out.start_seq = (game - 1) * kMovesPerGame;
+    if (finished) out.finished_ms = 1'764'000'000'000 + game;
+    return out;
+  };
+  int game = 0;
+  for (auto _ : state) {
+    ++game;
+    for (int room = 0; room < rooms; ++room)
+      temp.store->save_room(record(room, game, false), check);
+    for (int move = 1; move <= kMovesPerGame; ++move) {
+      for (int room = 0; room < rooms; ++room) {
+        MoveRecord next = play(room, (game - 1) * kMovesPerGame + move);
+        next.game_number = game;
+        temp.store->append_move(std::move(next), check);
+      }
+      temp.store->flush();
+    }
+    for (int room = 0; room < rooms; ++room) temp.store->save_room(record(room, game, true), check);
+    temp.store->flush();
+  }
+  if (failed > 0) state.SkipWithError("some writes failed");
+  state.SetItemsProcessed(state.iterations() * rooms * kMovesPerGame);
+}
+
 // The floor: the same moves encoded as text lines, written with one pwrite to a file that is
 // already allocated (no size or extent change to make durable) and made durable with one
 // fdatasync. No database, no thread handoff.
@@ -241,6 +287,7 @@ void BM_CommitCpuAppendFloor(benchmark::State& state) {
 
 BENCHMARK(BM_CommitCpuSqlite)->Arg(16)->Arg(40)->MeasureProcessCPUTime();
 BENCHMARK(BM_CommitCpuAppendFloor)->Arg(16)->Arg(40)->MeasureProcessCPUTime();
+BENCHMARK(BM_GameCpuSqlite)->Arg(16)->MeasureProcessCPUTime();
 
 BENCHMARK(BM_AppendNoStore)->Arg(1)->Arg(64)->UseRealTime();
 BENCHMARK(BM_AppendSqliteGroupCommit)->Arg(1)->Arg(16)->Arg(64)->UseRealTime();
