@@ -374,6 +374,16 @@ class SeatDriver {
       table_.over = true;
       return true;
     }
+    // A player who was away when the game ended (on a paused node, or reconnecting) learns it
+    // from the resume: the room push says the room is finished, and the state push is the
+    // final view (PROTOCOL.md, "Resume"); game_over went out while they were gone, as the web
+    // client's reload finds it.
+    if (type == "room" && frame.value("room", "") == table_.room &&
+        frame.value("status", "") == "finished") {
+      note("the room is finished");
+      table_.over = true;
+      return true;
+    }
     if (type != "state" || frame.value("room", "") != table_.room) return true;
     const Json& prompt = frame["prompt"];
     if (!prompt.is_object() || !prompt.contains("legal") || prompt["legal"].empty()) return true;
@@ -1259,7 +1269,7 @@ TEST_F(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
     std::string command;
     ~Down() { [[maybe_unused]] const int status = std::system(command.c_str()); }
   } down{"timeout 90 bash " + source + "/deploy/cluster/down.sh " + dir.string() +
-         " >/dev/null 2>&1; rm -rf " + dir.string()};
+         " >/dev/null 2>&1"};  // the fixture removes the directory, or keeps it on failure
   Json cluster;
   {
     std::ifstream in(dir / "cluster.json");
@@ -1354,7 +1364,20 @@ TEST_F(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
   for (const Table& table : tables) {
     SCOPED_TRACE("room " + table.room + " (" + std::to_string(table.reconnects) + " reconnects, " +
                  std::to_string(table.acked.size()) + " moves ok'd)");
-    if (!table.over) ADD_FAILURE() << table.failure << "\n" << trail_of(table) << logs;
+    if (!table.over) {
+      std::string about;
+      for (const Json& node : cluster["nodes"]) {
+        const std::string name = node["name"];
+        std::ifstream in(dir / "logs" / (name + ".log"));
+        for (std::string line; std::getline(in, line);) {
+          if (line.find(table.room) != std::string::npos) about += "  " + name + ": " + line + "\n";
+        }
+      }
+      ADD_FAILURE() << table.failure << "\n"
+                    << trail_of(table) << "the nodes' lines about the room:\n"
+                    << about << "the nodes' last lines:\n"
+                    << logs << "(the cluster's directory is kept: " << dir.string() << ")";
+    }
     const auto history = stored.load_room(table.room);
     ASSERT_TRUE(history);
     if (history->room.epoch > 1) ++taken_over;
