@@ -118,6 +118,18 @@ std::string open_table_with_bots(TestClient& client, const std::string& name, Ta
   return "";
 }
 
+// A node log's lines that name `text` (a room id, a player id), each after the log's file name.
+std::string lines_naming(const fs::path& log, const std::string& text) {
+  std::string out;
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(text) != std::string::npos) {
+      out += "  " + log.filename().string() + ": " + line + "\n";
+    }
+  }
+  return out;
+}
+
 class Cluster {
  public:
   // `extra`: flags every node gets besides the cluster's own.
@@ -179,14 +191,7 @@ class Cluster {
   // Every node's log lines that name `text` (a room id, a player id).
   std::string lines_about(const std::string& text) {
     std::string out;
-    for (auto& node : nodes_) {
-      std::ifstream in(node->log());
-      for (std::string line; std::getline(in, line);) {
-        if (line.find(text) != std::string::npos) {
-          out += "  " + node->log().filename().string() + ": " + line + "\n";
-        }
-      }
-    }
+    for (auto& node : nodes_) out += lines_naming(node->log(), text);
     return out;
   }
 
@@ -1367,11 +1372,8 @@ TEST_F(ClusterTest, ChaosThroughTheProxyTwentyTablesAKilledNodeAndAPausedOne) {
     if (!table.over) {
       std::string about;
       for (const Json& node : cluster["nodes"]) {
-        const std::string name = node["name"];
-        std::ifstream in(dir / "logs" / (name + ".log"));
-        for (std::string line; std::getline(in, line);) {
-          if (line.find(table.room) != std::string::npos) about += "  " + name + ": " + line + "\n";
-        }
+        about +=
+            lines_naming(dir / "logs" / (node["name"].get<std::string>() + ".log"), table.room);
       }
       ADD_FAILURE() << table.failure << "\n"
                     << trail_of(table) << "the nodes' lines about the room:\n"
