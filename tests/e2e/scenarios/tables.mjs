@@ -172,7 +172,15 @@ export const scenarios = [
       const room = await alice.createRoom('bigtwo', { seats: 3 });
       await bob.joinFromLobby(room);
       await alice.page.locator('[data-testid="seat-row-1"]').getByText(bob.name).waitFor();
-      const box = await alice.page.getByTestId('add-bot-2').boundingBox();
+      // Bob's join can still be re-rendering the seats: a button replaced between
+      // finding it and measuring it has no box (null), so measure until one holds.
+      const addBot = alice.page.getByTestId('add-bot-2');
+      let box = null;
+      for (let tries = 0; !box && tries < 100; tries++) {
+        await addBot.waitFor({ state: 'visible' });
+        box = await addBot.boundingBox();
+      }
+      assert.ok(box, 'the add-bot button of seat 2 has a box on screen');
       await alice.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
       await alice.page.mouse.down();
       // Bob's chat reaches Alice mid-click: the push re-renders the room.
