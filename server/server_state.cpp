@@ -594,6 +594,7 @@ void ServerState::open_store() {
                               : SqliteStoreOptions::Synchronous::kFull;
     options.batch_window = config_.store_batch_window;
     options.log_error = [](std::string_view message) { log_error(message); };
+    options.log_info = [](std::string_view message) { log_warn(message); };
     store_ = std::make_unique<SqliteStore>(std::move(options));
     where = config_.data_dir;
   } else if (is_postgres_url(config_.store)) {

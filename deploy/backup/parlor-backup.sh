@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Online backup of parlor-server's SQLite store: parlor-backup.sh DATA_DIR BACKUP_FILE.
 # Safe while the server runs and serves: SQLite's VACUUM INTO copies one committed snapshot
-# (every move acknowledged before it started, none half-written) in a read transaction, so
-# the server's writer is not stopped. The copy is checked (integrity, Parlor's application
+# in a read transaction, so the server's writer is not stopped. The moves of the games under
+# way are not in the database but in its redo log (server/store/README.md): the log's file of
+# the snapshot's generation is copied after it into the backup's table backup_redo_log, and a
+# restored server replays its frames after the snapshot's (every move acknowledged before the
+# backup ended; a frame cut by the copy was still being written, and is ignored). The copy is checked (integrity, Parlor's application
 # id) before it takes its final name; a failed backup leaves no BACKUP_FILE behind.
 # Needs the sqlite3 command (Debian: sqlite3). docs/OPERATIONS.md, "Backup and restore".
 set -euo pipefail
@@ -22,6 +25,21 @@ trap 'rm -f "$partial"' EXIT
 quoted="${partial//\'/\'\'}"
 sqlite3 -bail "$db" ".timeout 10000" "VACUUM INTO '$quoted'" ||
   fail "VACUUM INTO failed on $db"
+generation="$(sqlite3 "$partial" 'SELECT generation FROM redo_state')" ||
+  fail "the copy of $db has no redo_state (is the server older than this script?)"
+log="$db.redo-$((generation % 2))"
+[ -f "$log" ] || fail "no redo log at $log"
+cp "$log" "$partial.redo"
+trap 'rm -f "$partial" "$partial.redo"' EXIT
+# A frame's generation is bytes 8-15 of its header (little-endian): the file must still begin
+# with the snapshot's generation, which a server starting two more during the copy overwrites.
+[ "$(od -An -tu8 -j8 -N8 "$partial.redo" | tr -d ' ')" = "$generation" ] ||
+  fail "the server moved its redo log past the snapshot during the backup; run it again"
+quoted_log="${partial//\'/\'\'}.redo"
+sqlite3 -bail "$partial" "CREATE TABLE backup_redo_log (generation INTEGER NOT NULL, bytes BLOB NOT NULL);
+INSERT INTO backup_redo_log VALUES ($generation, readfile('$quoted_log'));" ||
+  fail "cannot add the redo log to the copy of $db"
+rm -f "$partial.redo"
 [ "$(sqlite3 "$partial" 'PRAGMA integrity_check')" = ok ] || fail "the copy of $db is damaged"
 # 0x50524C52, "PRLR": the file is Parlor's.
 [ "$(sqlite3 "$partial" 'PRAGMA application_id')" = 1347570770 ] ||

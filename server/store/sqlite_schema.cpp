@@ -159,6 +159,19 @@ CREATE TABLE packed_moves (
 );
 CREATE INDEX packed_moves_by_game ON packed_moves (room_id, game_number);
 )sql",
+    // 6 -> 7: the redo log (README.md, "Durability: the redo log"). A live game's moves are
+    // kept in the log and reach the file packed when the game ends; the rest is committed
+    // without an fsync. redo_state names the log's generation this file goes with and the last
+    // of its batches the file has, written in each batch's transaction: recovery replays the
+    // later ones. move_log is emptied into the log when the store first opens the file.
+    R"sql(
+CREATE TABLE redo_state (
+  id         INTEGER PRIMARY KEY CHECK (id = 0),
+  generation INTEGER NOT NULL,
+  applied    INTEGER NOT NULL
+);
+INSERT INTO redo_state (id, generation, applied) VALUES (0, 0, 0);
+)sql",
 };
 
 std::string data_file(const std::filesystem::path& file) { return "data file " + file.string(); }

@@ -13,7 +13,7 @@ namespace parlor::server::sqlite {
 // PRAGMA application_id of a Parlor data file ("PRLR").
 inline constexpr std::int64_t kApplicationId = 0x50524C52;
 // The schema this build writes; migrations bring older files up to it.
-inline constexpr std::int64_t kSchemaVersion = 6;
+inline constexpr std::int64_t kSchemaVersion = 7;
 
 struct OpenOptions {
   std::string_view synchronous = "FULL";  // FULL or NORMAL (see README.md)

@@ -85,8 +85,8 @@ void check_writable(const std::filesystem::path& dir) {
   }
 }
 
-// A room's current game is live — its moves go to move_log — until a record of the room says
-// it is over. kLiveRoom is the same test in SQL, on rooms.
+// A room's current game is live — its moves are kept in the redo log and in memory — until a
+// record of the room says it is over. kLiveRoom is the same test in SQL, on rooms.
 bool is_live(const RoomRecord& room) {
   return room.game_number > 0 && !room.finished_ms &&
          (room.status == StoredRoomStatus::kWaiting || room.status == StoredRoomStatus::kPlaying);
@@ -94,12 +94,26 @@ bool is_live(const RoomRecord& room) {
 constexpr std::string_view kLiveRoom =
     "status IN ('waiting', 'playing') AND finished_ms IS NULL AND game_number > 0";
 
-// A live game is copied to the log's end once its first row is this many times the live
-// rows behind the end (or log_slack, when more): each row is copied at most once per that
-// many appends, so moving idle games costs a fraction of a row per append.
-constexpr std::size_t kSlackPerLiveRow = 4;
-// Without an archive the log is still trimmed (and idle games moved) every so many commits.
-constexpr unsigned kTrimEveryCommits = 64;
+// The redo log's files beside the database: generation g is in the one ending in g % 2.
+std::filesystem::path redo_file(const std::filesystem::path& file, int which) {
+  return file.string() + ".redo-" + std::to_string(which);
+}
+
+// One entry of a packed_moves row: [seq, seat, move, at_ms, state_hash or null].
+void append_packed(std::string& out, const MoveRecord& move, std::string_view move_text) {
+  if (!out.empty()) out += ',';
+  out += '[';
+  out += std::to_string(move.seq);
+  out += ',';
+  out += std::to_string(move.seat);
+  out += ',';
+  out += move_text;
+  out += ',';
+  out += std::to_string(move.at_ms);
+  out += ',';
+  out += move.state_hash ? std::to_string(static_cast<std::int64_t>(*move.state_hash)) : "null";
+  out += ']';
+}
 
 nlohmann::json parse_json(const std::string& text, const std::string& what) {
   auto value = nlohmann::json::parse(text, nullptr, false);
@@ -147,29 +161,14 @@ struct SqliteStore::Statements {
         insert_move(db,
                     "INSERT INTO moves (room_id, game_number, seq, seat, move, at_ms, state_hash)"
                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
-        append_log(db,
-                   "INSERT INTO move_log (room_id, game_number, seq, seat, move, at_ms,"
-                   " state_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
-        // ?1: a JSON array of the game's log rowids, packed in its order into one row; ?2 and
-        // ?3 the game, ?4 how many rows it must find (none is written otherwise).
-        archive_moves(db,
-                      "INSERT INTO packed_moves (room_id, game_number, moves)"
-                      " SELECT ?2, ?3, json_group_array(json_array(l.seq, l.seat, json(l.move),"
-                      " l.at_ms, l.state_hash)) FROM json_each(?1) AS j"
-                      " CROSS JOIN move_log AS l ON l.id = j.value"
-                      " WHERE l.room_id = ?2 AND l.game_number = ?3 HAVING count(*) = ?4"),
+        insert_packed(db,
+                      "INSERT INTO packed_moves (room_id, game_number, moves) VALUES (?1, ?2, ?3)"),
         // Whether an archived game's packed row already has seq ?3.
         packed_has_seq(db,
                        "SELECT 1 FROM packed_moves AS p, json_each(p.moves) AS e"
                        " WHERE p.room_id = ?1 AND p.game_number = ?2"
                        " AND json_extract(e.value, '$[0]') = ?3 LIMIT 1"),
-        relocate_moves(db,
-                       "INSERT INTO move_log (room_id, game_number, seq, seat, move, at_ms,"
-                       " state_hash) SELECT l.room_id, l.game_number, l.seq, l.seat, l.move,"
-                       " l.at_ms, l.state_hash FROM json_each(?1) AS j"
-                       " CROSS JOIN move_log AS l ON l.id = j.value"),
-        trim_below(db, "DELETE FROM move_log WHERE id < ?1"),
-        trim_all(db, "DELETE FROM move_log"),
+        set_redo(db, "UPDATE redo_state SET generation = ?1, applied = ?2"),
         // An abandoned room has no finished_ms (its game never ended, and a finished_ms would
         // open its replays to every seat): its age counts from its last game's start.
         insert_rated_game(db,
@@ -207,7 +206,8 @@ struct SqliteStore::Statements {
 
   Statement begin, commit, rollback, savepoint, release, rollback_to;
   Statement upsert_player, upsert_room, delete_seats, insert_seat, upsert_game, insert_move;
-  Statement append_log, archive_moves, packed_has_seq, relocate_moves, trim_below, trim_all;
+  Statement insert_packed, packed_has_seq;
+  Statement set_redo;  // the redo log's generation and the last of its batches the file has
   Statement insert_rated_game, select_rating, upsert_rating, insert_rated_seat;
   Statement prune_rooms;  // cascades to seats, games and moves
   Statement prune_players;
@@ -219,20 +219,24 @@ SqliteStore::SqliteStore(SqliteStoreOptions options)
   lock_fd_ = lock_data_dir(options_.data_dir, file_);
   try {
     check_writable(options_.data_dir);
+    // A batch is durable once its redo log frame is: SQLite's commits need no fsync of their
+    // own (NORMAL still fsyncs at checkpoints, keeping the file consistent), except the one
+    // that starts a generation (start_generation).
     sqlite::OpenOptions open;
-    open.synchronous =
-        options_.synchronous == SqliteStoreOptions::Synchronous::kFull ? "FULL" : "NORMAL";
+    open.synchronous = "NORMAL";
     open.quick_check = options_.quick_check_at_open;
     writer_db_ = sqlite::open_writer(file_, open);
     statements_ = std::make_unique<Statements>(*writer_db_);
-    rebuild_live();
+    recover();
     reader_db_ = sqlite::open_reader(file_);
   } catch (const Error& error) {
+    for (auto& log : redo_) log.reset();
     statements_.reset();
     writer_db_.reset();
     ::close(lock_fd_);
     throw StoreError("cannot prepare data file " + file_.string() + ": " + error.what());
   } catch (...) {
+    for (auto& log : redo_) log.reset();
     statements_.reset();
     writer_db_.reset();
     ::close(lock_fd_);
@@ -259,6 +263,7 @@ void SqliteStore::close() {
   // the queue: the connection closes after it.
   std::lock_guard commit(commit_mutex_);
   // Statements before their connections; the last connection to close checkpoints the WAL.
+  for (auto& log : redo_) log.reset();
   statements_.reset();
   writer_db_.reset();
   {
@@ -271,6 +276,11 @@ void SqliteStore::close() {
 
 void SqliteStore::report(std::string_view message) const {
   if (options_.log_error) return options_.log_error(message);
+  std::cerr << "parlor store: " << message << std::endl;
+}
+
+void SqliteStore::note(std::string_view message) const {
+  if (options_.log_info) return options_.log_info(message);
   std::cerr << "parlor store: " << message << std::endl;
 }
 
@@ -293,11 +303,11 @@ void SqliteStore::record_rated_game(RatedGameRecord game, DurableCallback on_dur
 }
 
 void SqliteStore::prune_ended_rooms(UnixMillis before_ms) {
-  enqueue({PruneBefore{before_ms}, nullptr, std::chrono::steady_clock::now()});
+  enqueue({PruneRoomsBefore{before_ms}, nullptr, std::chrono::steady_clock::now()});
 }
 
 void SqliteStore::prune_idle_players(UnixMillis before_ms) {
-  enqueue({PrunePlayers{before_ms}, nullptr, std::chrono::steady_clock::now()});
+  enqueue({PrunePlayersBefore{before_ms}, nullptr, std::chrono::steady_clock::now()});
 }
 
 namespace {
@@ -419,8 +429,8 @@ void SqliteStore::commit_pending() {
 
 bool SqliteStore::is_record(const Write& write) {
   return !std::holds_alternative<FlushMarker>(write.record) &&
-         !std::holds_alternative<PruneBefore>(write.record) &&
-         !std::holds_alternative<PrunePlayers>(write.record);
+         !std::holds_alternative<PruneRoomsBefore>(write.record) &&
+         !std::holds_alternative<PrunePlayersBefore>(write.record);
 }
 
 void SqliteStore::take_batch(std::vector<Write>& batch, bool records_only) {
@@ -475,9 +485,23 @@ void SqliteStore::commit_and_report(std::vector<Write>& batch, std::vector<char>
 
 bool SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok) {
   ok.assign(batch.size(), 0);
+  std::lock_guard live_lock(live_mutex_);
+  undo_.clear();
+  payload_.clear();
+  sql_open_ = false;
+  const auto roll_back = [&] {
+    if (!sql_open_) return;
+    sql_open_ = false;
+    try {
+      if (writer_db_->in_transaction()) statements_->rollback.run();
+    } catch (const Error& rollback_error) {
+      report(std::string("ROLLBACK failed: ") + rollback_error.what());
+    }
+  };
   const auto fail_all = [&](const std::string& why) {
     report("a batch of " + std::to_string(batch.size()) + " writes was not stored: " + why);
-    live_stale_ = true;  // the batch's appends and archives are not in the file
+    roll_back();
+    undo_live();
     for (std::size_t i = 0; i < batch.size(); ++i) {
       const auto& record = batch[i].record;
       if (const auto* move = std::get_if<MoveRecord>(&record)) {
@@ -487,67 +511,107 @@ bool SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok)
     }
     return false;
   };
-  if (live_stale_) {
-    try {
-      rebuild_live();
-    } catch (const Error& error) {
-      return fail_all(std::string("cannot read move_log: ") + error.what());
-    }
-  }
-  try {
-    statements_->begin.run();
-  } catch (const Error& error) {
-    return fail_all(std::string("BEGIN failed: ") + error.what());
-  }
-  archived_in_batch_ = false;
   for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (std::holds_alternative<FlushMarker>(batch[i].record)) {
+      ok[i] = 1;
+      continue;
+    }
     ok[i] = write_one(batch[i]) ? 1 : 0;
-    if (!writer_db_->in_transaction()) {
+    if (sql_open_ && !writer_db_->in_transaction()) {
       // SQLite rolled the whole transaction back (disk full, I/O error): nothing is stored.
+      sql_open_ = false;
       return fail_all("SQLite rolled the transaction back");
     }
   }
-  trim_log();
-  if (!writer_db_->in_transaction()) return fail_all("SQLite rolled the transaction back");
-  try {
-    statements_->commit.run();
-  } catch (const Error& error) {
-    try {
-      if (writer_db_->in_transaction()) statements_->rollback.run();
-    } catch (const Error& rollback_error) {
-      report(std::string("ROLLBACK failed: ") + rollback_error.what());
-    }
-    return fail_all(std::string("COMMIT failed: ") + error.what());
+  if (payload_.empty()) {  // only flushes, or every write refused: nothing to make durable
+    roll_back();
+    undo_.clear();
+    return true;
   }
+  // The frame is durable before SQLite commits, and names its batch in the same transaction:
+  // recovery replays exactly the frames the file does not have.
+  const std::uint64_t number = batch_number_ + 1;
+  RedoLog& log = *redo_[generation_ % 2];
+  try {
+    if (sql_open_) {
+      statements_->set_redo.bind(1, static_cast<std::int64_t>(generation_))
+          .bind(2, static_cast<std::int64_t>(number))
+          .run();
+    }
+    log.append(generation_, number, payload_,
+               options_.synchronous == SqliteStoreOptions::Synchronous::kFull);
+  } catch (const std::exception& e) {
+    statements_->set_redo.reset();
+    return fail_all(std::string("the redo log was not written: ") + e.what());
+  }
+  if (sql_open_) {
+    try {
+      statements_->commit.run();
+      sql_open_ = false;
+    } catch (const Error& error) {
+      // The frame must not be replayed: the batch is reported failed.
+      try {
+        log.retract_last();
+      } catch (const std::exception& e) {
+        report(std::string("the redo log's last frame could not be taken back (the next batch "
+                           "overwrites it): ") +
+               e.what());
+      }
+      return fail_all(std::string("COMMIT failed: ") + error.what());
+    }
+  }
+  batch_number_ = number;
+  undo_.clear();
+  if (log.tail() > std::max(options_.redo_rotate_bytes, 2 * carried_bytes_)) start_generation();
   return true;
+}
+
+void SqliteStore::begin_sql() {
+  if (sql_open_) return;
+  statements_->begin.run();
+  sql_open_ = true;
 }
 
 bool SqliteStore::write_one(const Write& write) {
   std::string what;
+  // Encoded before it is applied, so a record that cannot be encoded changes nothing; taken
+  // back from the frame if it is refused.
+  const std::size_t start = payload_.size();
   try {
     if (const auto* player = std::get_if<PlayerRecord>(&write.record)) {
       what = "player " + player->id;
+      encode_write(*player, payload_);
+      begin_sql();
       write_player(*player);
     } else if (const auto* room = std::get_if<RoomRecord>(&write.record)) {
       what = "room " + room->id;
+      encode_write(*room, payload_);
+      begin_sql();
       write_room(*room);
     } else if (const auto* move = std::get_if<MoveRecord>(&write.record)) {
       what = "room " + move->room_id + " game " + std::to_string(move->game_number) + " move seq " +
              std::to_string(move->seq);
-      write_move(*move);
-    } else if (const auto* prune = std::get_if<PruneBefore>(&write.record)) {
+      write_move(*move);  // encodes it itself
+    } else if (const auto* prune = std::get_if<PruneRoomsBefore>(&write.record)) {
       what = "pruning rooms that ended before " + std::to_string(prune->before_ms);
+      encode_write(*prune, payload_);
+      begin_sql();
       statements_->prune_rooms.bind(1, prune->before_ms).run();
-    } else if (const auto* idle = std::get_if<PrunePlayers>(&write.record)) {
+    } else if (const auto* idle = std::get_if<PrunePlayersBefore>(&write.record)) {
       what = "pruning players last seen before " + std::to_string(idle->before_ms);
+      encode_write(*idle, payload_);
+      begin_sql();
       statements_->prune_players.bind(1, idle->before_ms).run();
     } else if (const auto* rated = std::get_if<RatedGameRecord>(&write.record)) {
       what =
           "the ratings of room " + rated->room_id + " game " + std::to_string(rated->game_number);
+      encode_write(*rated, payload_);
+      begin_sql();
       write_rated_game(*rated);
     }
     return true;
   } catch (const std::exception& e) {
+    payload_.resize(start);
     report(what + " was not stored: " + e.what());
     if (const auto* move = std::get_if<MoveRecord>(&write.record)) {
       broken_games_.emplace(move->room_id, move->game_number);
@@ -573,7 +637,7 @@ void SqliteStore::write_room(const RoomRecord& room) {
   auto& s = *statements_;
   const auto live = live_.find(room.id);
   const bool ends_live_game =
-      live != live_.end() && (!is_live(room) || live->second.game_number != room.game_number);
+      live != live_.end() && (!is_live(room) || live->second->game_number != room.game_number);
   s.savepoint.run();
   try {
     s.upsert_room.bind(1, room.id).bind(2, room.kind).bind(3, std::int64_t{room.seats});
@@ -596,11 +660,11 @@ void SqliteStore::write_room(const RoomRecord& room) {
       s.upsert_game.bind(5, room.game_started_ms).bind(6, room.finished_ms);
       s.upsert_game.run();
     }
-    if (ends_live_game) archive(room.id, live->second);
+    if (ends_live_game) archive(room.id, *live->second);
     s.release.run();
   } catch (...) {
     for (auto* statement :
-         {&s.upsert_room, &s.delete_seats, &s.insert_seat, &s.upsert_game, &s.archive_moves}) {
+         {&s.upsert_room, &s.delete_seats, &s.insert_seat, &s.upsert_game, &s.insert_packed}) {
       statement->reset();
     }
     if (writer_db_->in_transaction()) {
@@ -609,13 +673,16 @@ void SqliteStore::write_room(const RoomRecord& room) {
     }
     throw;
   }
-  // Only once the file has it: a failed write leaves live_ as the file is.
+  // Only once SQLite has it: a refused write leaves live_ as it was.
   if (ends_live_game) {
-    live_rows_ -= live->second.rows.size();
+    undo_.push_back(
+        {LiveUndo::Kind::kEnded, room.id, nullptr, 0, 0, 0, 0, std::move(live->second)});
     live_.erase(live);
-    archived_in_batch_ = true;
   }
-  if (is_live(room)) live_.try_emplace(room.id, room.game_number);
+  if (is_live(room) && !live_.contains(room.id)) {
+    live_.emplace(room.id, std::make_unique<LiveGame>(room.game_number));
+    undo_.push_back({LiveUndo::Kind::kStarted, room.id, nullptr, 0, 0, 0, 0, nullptr});
+  }
 }
 
 // Rates the game unless it was rated already (the rated_games key), reading and writing the
@@ -683,18 +750,27 @@ void SqliteStore::write_rated_game(const RatedGameRecord& game) {
   }
 }
 
-// Packs a game's moves from the log into one row of packed_moves, in append order. Its log
-// rows stay until trim_log() passes them; readers take an archived game's moves from
-// packed_moves and `moves` only.
+// Packs a finished game's moves into one row of packed_moves, in append order: from then on
+// readers take the game from packed_moves and `moves` only.
 void SqliteStore::archive(const std::string& room_id, const LiveGame& game) {
-  if (game.rows.empty()) return;
-  auto& archive = statements_->archive_moves;
-  archive.bind(1, rowid_list(game)).bind(2, room_id).bind(3, std::int64_t{game.game_number});
-  archive.bind(4, static_cast<std::int64_t>(game.rows.size())).run();
-  if (writer_db_->changes() != 1) {
-    throw std::runtime_error("room " + room_id + " game " + std::to_string(game.game_number) +
-                             " has moves missing from move_log");
-  }
+  if (game.seqs.empty()) return;
+  auto& insert = statements_->insert_packed;
+  insert.bind(1, room_id).bind(2, std::int64_t{game.game_number});
+  insert.bind(3, "[" + game.packed + "]").run();
+}
+
+namespace {
+bool has_seq(const std::vector<std::int64_t>& seqs, std::int64_t max_seq, std::int64_t seq) {
+  return seq <= max_seq && std::find(seqs.begin(), seqs.end(), seq) != seqs.end();
+}
+}  // namespace
+
+void SqliteStore::add_live_move(LiveGame& game, const MoveRecord& move,
+                                std::string_view move_text) {
+  encode_write(move, move_text, game.frames);
+  append_packed(game.packed, move, move_text);
+  game.seqs.push_back(move.seq);
+  game.max_seq = std::max(game.max_seq, move.seq);
 }
 
 void SqliteStore::write_move(const MoveRecord& move) {
@@ -703,148 +779,215 @@ void SqliteStore::write_move(const MoveRecord& move) {
         "an earlier move of this game was not stored; refusing later ones "
         "so the log has no gap");
   }
+  const std::string text = move.move.dump();
   const auto live = live_.find(move.room_id);
-  const bool to_log = live != live_.end() && live->second.game_number == move.game_number;
-  // Not the room's live game (no such game, or one already over): straight into `moves`,
-  // whose keys refuse what does not belong there.
-  auto& s = to_log ? statements_->append_log : statements_->insert_move;
-  if (!to_log) {
-    // `moves`' keys do not see the seqs of a game packed into packed_moves.
-    auto& packed = statements_->packed_has_seq;
-    packed.bind(1, move.room_id).bind(2, std::int64_t{move.game_number}).bind(3, move.seq);
-    const bool repeated = packed.step();
-    packed.reset();
-    if (repeated) throw std::runtime_error("the game already has a move with this seq");
-  }
-  if (to_log) {
-    // The log has no key: refuse a seq the game already has here.
-    const LiveGame& game = live->second;
-    if (move.seq <= game.max_seq &&
-        std::any_of(game.rows.begin(), game.rows.end(),
-                    [&](const auto& row) { return row.first == move.seq; })) {
+  if (live != live_.end() && live->second->game_number == move.game_number) {
+    // The room's live game: kept in memory and in the redo log only.
+    LiveGame& game = *live->second;
+    if (has_seq(game.seqs, game.max_seq, move.seq)) {
       throw std::runtime_error("the game already has a move with this seq");
     }
+    undo_.push_back({LiveUndo::Kind::kAppended,
+                     {},
+                     &game,
+                     game.seqs.size(),
+                     game.packed.size(),
+                     game.frames.size(),
+                     game.max_seq,
+                     nullptr});
+    const std::size_t start = game.frames.size();
+    add_live_move(game, move, text);
+    payload_.append(game.frames, start);
+    return;
   }
+  // Not the room's live game (no such game, or one already over): straight into `moves`,
+  // whose keys refuse what does not belong there.
+  begin_sql();
+  // `moves`' keys do not see the seqs of a game packed into packed_moves.
+  auto& packed = statements_->packed_has_seq;
+  packed.bind(1, move.room_id).bind(2, std::int64_t{move.game_number}).bind(3, move.seq);
+  const bool repeated = packed.step();
+  packed.reset();
+  if (repeated) throw std::runtime_error("the game already has a move with this seq");
+  encode_write(move, text, payload_);
+  auto& s = statements_->insert_move;
   s.bind(1, move.room_id).bind(2, std::int64_t{move.game_number}).bind(3, move.seq);
-  s.bind(4, std::int64_t{move.seat}).bind(5, move.move.dump()).bind(6, move.at_ms);
+  s.bind(4, std::int64_t{move.seat}).bind(5, text).bind(6, move.at_ms);
   s.bind(7, move.state_hash
                 ? std::optional<std::int64_t>(static_cast<std::int64_t>(*move.state_hash))
                 : std::nullopt);
   s.run();
-  if (!to_log) return;
-  LiveGame& game = live->second;
-  const std::int64_t rowid = writer_db_->last_insert_rowid();
-  game.rows.emplace_back(move.seq, rowid);
-  game.max_seq = std::max(game.max_seq, move.seq);
-  ++live_rows_;
-  log_tail_ = rowid;
-  if (!log_floor_) log_floor_ = rowid;
 }
 
-// "[rowid,rowid,...]" of a live game's log rows, in append order.
-std::string SqliteStore::rowid_list(const LiveGame& game) {
-  std::string out = "[";
-  for (const auto& row : game.rows) {
-    if (out.size() > 1) out += ',';
-    out += std::to_string(row.second);
-  }
-  return out + ']';
-}
-
-// Deletes the log rows below its low-water mark — the first row of the oldest live game, or
-// everything when no live game has a row — with one range DELETE, after an archive or every
-// kTrimEveryCommits commits. First, when the oldest live game lags too far behind the log's
-// end, its rows are copied to the end so the mark can move past it. A failure here is
-// reported and undone; the batch's writes still commit.
-void SqliteStore::trim_log() {
-  if (!archived_in_batch_ && ++commits_since_trim_ < kTrimEveryCommits) return;
-  commits_since_trim_ = 0;
-  if (!log_floor_) return;
-  const auto oldest = [this] {
-    auto found = live_.end();
-    for (auto it = live_.begin(); it != live_.end(); ++it) {
-      if (it->second.rows.empty()) continue;
-      if (found == live_.end() ||
-          it->second.rows.front().second < found->second.rows.front().second)
-        found = it;
-    }
-    return found;
-  };
-  auto& s = *statements_;
-  try {
-    s.savepoint.run();
-    auto lagging = oldest();
-    std::vector<std::pair<std::int64_t, std::int64_t>> moved;
-    std::int64_t tail = log_tail_;
-    const auto slack = std::max(options_.log_slack, kSlackPerLiveRow * live_rows_);
-    if (lagging != live_.end() &&
-        static_cast<std::size_t>(log_tail_ - lagging->second.rows.front().second) > slack) {
-      const auto& rows = lagging->second.rows;
-      s.relocate_moves.bind(1, rowid_list(lagging->second)).run();
-      if (static_cast<std::size_t>(writer_db_->changes()) != rows.size()) {
-        throw std::runtime_error("room " + lagging->first + " has moves missing from move_log");
-      }
-      // Appended in order, each with the largest rowid so far plus one.
-      tail = writer_db_->last_insert_rowid();
-      std::int64_t rowid = tail - static_cast<std::int64_t>(rows.size());
-      for (const auto& row : rows) moved.emplace_back(row.first, ++rowid);
-    }
-    std::optional<std::int64_t> low;
-    for (auto it = live_.begin(); it != live_.end(); ++it) {
-      if (it->second.rows.empty()) continue;
-      const std::int64_t first =
-          it == lagging && !moved.empty() ? moved.front().second : it->second.rows.front().second;
-      low = std::min(low.value_or(first), first);
-    }
-    if (!low) {
-      s.trim_all.run();
-    } else if (*low > *log_floor_) {
-      s.trim_below.bind(1, *low).run();
-    }
-    s.release.run();
-    if (!moved.empty()) lagging->second.rows = std::move(moved);
-    log_tail_ = tail;
-    log_floor_ = low;
-  } catch (const std::exception& e) {
-    for (auto* statement : {&s.relocate_moves, &s.trim_below, &s.trim_all}) statement->reset();
-    report(std::string("move_log was not trimmed: ") + e.what());
-    try {
-      if (writer_db_->in_transaction()) {
-        s.rollback_to.run();
-        s.release.run();
-      }
-    } catch (const Error& error) {
-      report(std::string("ROLLBACK TO failed: ") + error.what());
+void SqliteStore::undo_live() {
+  for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
+    switch (it->kind) {
+      case LiveUndo::Kind::kAppended:
+        it->game->seqs.resize(it->seqs);
+        it->game->packed.resize(it->packed);
+        it->game->frames.resize(it->frames);
+        it->game->max_seq = it->max_seq;
+        break;
+      case LiveUndo::Kind::kStarted:
+        live_.erase(it->room_id);
+        break;
+      case LiveUndo::Kind::kEnded:
+        live_[it->room_id] = std::move(it->ended);
+        break;
     }
   }
+  undo_.clear();
 }
 
-// live_ and the log's bounds as the file has them: at open, and after a batch was rolled back.
-// The live games are the current games of waiting and playing rooms; log rows of any other
-// game were archived and wait for trim_log().
-void SqliteStore::rebuild_live() {
+void SqliteStore::recover() {
   auto& db = *writer_db_;
   live_.clear();
-  live_rows_ = 0;
-  Statement rooms(db, "SELECT id, game_number FROM rooms WHERE " + std::string(kLiveRoom));
-  while (rooms.step()) {
-    live_.try_emplace(rooms.column_text(0), static_cast<int>(rooms.column_int(1)));
+  {
+    Statement rooms(db, "SELECT id, game_number FROM rooms WHERE " + std::string(kLiveRoom));
+    while (rooms.step()) {
+      live_.emplace(rooms.column_text(0),
+                    std::make_unique<LiveGame>(static_cast<int>(rooms.column_int(1))));
+    }
   }
-  log_floor_.reset();
-  log_tail_ = 0;
-  Statement log(db, "SELECT id, room_id, game_number, seq FROM move_log ORDER BY id");
-  while (log.step()) {
-    const std::int64_t rowid = log.column_int(0);
-    if (!log_floor_) log_floor_ = rowid;
-    log_tail_ = rowid;
-    const auto live = live_.find(log.column_text(1));
-    if (live == live_.end() || live->second.game_number != log.column_int(2)) continue;
-    const std::int64_t seq = log.column_int(3);
-    live->second.rows.emplace_back(seq, rowid);
-    live->second.max_seq = std::max(live->second.max_seq, seq);
-    ++live_rows_;
+  // A live game's moves given a number the game already has are not kept twice.
+  const auto keep = [this](const MoveRecord& move, std::string_view text) {
+    const auto live = live_.find(move.room_id);
+    if (live == live_.end() || live->second->game_number != move.game_number) return;
+    LiveGame& game = *live->second;
+    if (!has_seq(game.seqs, game.max_seq, move.seq)) add_live_move(game, move, text);
+  };
+  {
+    // A file of schema 6 keeps its live games' moves in move_log: they go to the redo log's
+    // first generation below, which empties the table.
+    Statement legacy(db,
+                     "SELECT room_id, game_number, seq, seat, move, at_ms, state_hash FROM move_log"
+                     " ORDER BY id");
+    while (legacy.step()) {
+      MoveRecord move{legacy.column_text(0),
+                      static_cast<int>(legacy.column_int(1)),
+                      legacy.column_int(2),
+                      static_cast<int>(legacy.column_int(3)),
+                      nullptr,
+                      legacy.column_int(5),
+                      std::nullopt};
+      if (auto hash = legacy.column_optional_int(6)) {
+        move.state_hash = static_cast<std::uint64_t>(*hash);
+      }
+      keep(move, legacy.column_text(4));
+    }
   }
-  live_stale_ = false;
+  std::uint64_t applied = 0;
+  {
+    Statement state(db, "SELECT generation, applied FROM redo_state");
+    if (!state.step()) throw StoreError("data file " + file_.string() + " has no redo_state row");
+    generation_ = static_cast<std::uint64_t>(state.column_int(0));
+    applied = static_cast<std::uint64_t>(state.column_int(1));
+  }
+  for (int which = 0; which < 2; ++which) {
+    redo_[static_cast<std::size_t>(which)] = std::make_unique<RedoLog>(redo_file(file_, which));
+  }
+  RedoLog& log = *redo_[generation_ % 2];
+  const auto frames = log.read(generation_);
+  if (generation_ > 0 && (frames.empty() || frames.front().batch != 1)) {
+    throw StoreError("redo log " + log.file().string() + " has lost the start of generation " +
+                     std::to_string(generation_) + ", which data file " + file_.string() +
+                     " needs: the moves of the games under way are there (restore the data "
+                     "directory from a backup taken with parlor-backup)");
+  }
+  std::uint64_t replayed_batches = 0;
+  std::uint64_t replayed_writes = 0;
+  for (const RedoLog::Frame& frame : frames) {
+    std::vector<StoredWrite> stored;
+    try {
+      stored = decode_writes(frame.payload);
+    } catch (const StoreError& error) {
+      throw StoreError("redo log " + log.file().string() + " batch " + std::to_string(frame.batch) +
+                       " cannot be replayed: " + error.what());
+    }
+    if (frame.batch <= applied) {
+      // The file has this batch: what it adds is a live game's moves.
+      for (const StoredWrite& write : stored) {
+        if (const auto* move = std::get_if<MoveRecord>(&write)) keep(*move, move->move.dump());
+      }
+      continue;
+    }
+    // The file lost this batch (a power loss took SQLite's last commits): apply it again, as
+    // the store did, into the state the batch found.
+    undo_.clear();
+    payload_.clear();
+    sql_open_ = false;
+    for (StoredWrite& record : stored) {
+      const Write write = std::visit(
+          [](auto&& value) {
+            return Write{std::move(value), nullptr, {}};
+          },
+          std::move(record));
+      if (!write_one(write)) {
+        report("redo log batch " + std::to_string(frame.batch) +
+               ": an acknowledged write could not be replayed (above)");
+      }
+    }
+    undo_.clear();
+    if (!sql_open_) continue;  // only moves of live games: never in the file
+    statements_->set_redo.bind(1, static_cast<std::int64_t>(generation_))
+        .bind(2, static_cast<std::int64_t>(frame.batch))
+        .run();
+    statements_->commit.run();
+    sql_open_ = false;
+    ++replayed_batches;
+    replayed_writes += stored.size();
+  }
+  batch_number_ = frames.empty() ? 0 : frames.back().batch;
+  payload_.clear();
+  if (!start_generation()) {
+    throw StoreError("cannot start the redo log's generation " + std::to_string(generation_ + 1) +
+                     " beside data file " + file_.string() + " (above)");
+  }
+  if (replayed_batches > 0) {
+    note("recovered " + std::to_string(replayed_writes) + " acknowledged writes in " +
+         std::to_string(replayed_batches) + " batches from redo log " + log.file().string() +
+         " that " + file_.string() + " had lost");
+  }
+}
+
+bool SqliteStore::start_generation() {
+  const std::uint64_t next = generation_ + 1;
+  RedoLog& log = *redo_[next % 2];
+  std::string carried;
+  for (const auto& [room_id, game] : live_) carried += game->frames;
+  try {
+    log.rewind();
+    log.append(next, 1, carried);
+  } catch (const std::exception& e) {
+    report("the redo log's generation " + std::to_string(next) + " was not started: " + e.what());
+    return false;
+  }
+  // The file's own fsync, once: every commit before it is durable then, and the generation it
+  // names starts with the frame just written.
+  auto& db = *writer_db_;
+  try {
+    db.exec("PRAGMA synchronous = FULL");
+    statements_->begin.run();
+    statements_->set_redo.bind(1, static_cast<std::int64_t>(next)).bind(2, std::int64_t{1}).run();
+    db.exec("DELETE FROM move_log");
+    statements_->commit.run();
+    db.exec("PRAGMA synchronous = NORMAL");
+  } catch (const Error& error) {
+    statements_->set_redo.reset();
+    try {
+      if (db.in_transaction()) statements_->rollback.run();
+      db.exec("PRAGMA synchronous = NORMAL");
+    } catch (const Error& rollback_error) {
+      report(std::string("ROLLBACK failed: ") + rollback_error.what());
+    }
+    report("the redo log's generation " + std::to_string(next) +
+           " was not started: " + error.what());
+    return false;
+  }
+  generation_ = next;
+  batch_number_ = 1;
+  carried_bytes_ = carried.size();
+  return true;
 }
 
 // ---- loading -------------------------------------------------------------------------------
@@ -953,20 +1096,15 @@ std::vector<MoveRecord> read_archived(sqlite::Db& db, const std::string& room_id
   return out;
 }
 
-// Adds each live game's rows of move_log to its moves, then sorts them by seq. The log has no
-// index: one scan for all the games. Rows of games that are not live were already archived.
-void add_logged(sqlite::Db& db,
-                std::map<std::pair<std::string, int>, std::vector<MoveRecord>*>& live_games) {
-  if (live_games.empty()) return;
-  Statement log(db,
-                "SELECT seq, seat, move, at_ms, state_hash, room_id, game_number FROM move_log"
-                " ORDER BY id");
-  while (log.step()) {
-    const auto game = live_games.find({log.column_text(5), static_cast<int>(log.column_int(6))});
-    if (game == live_games.end()) continue;
-    game->second->push_back(read_move(log, game->first.first, game->first.second));
-  }
-  for (auto& [key, moves] : live_games) sort_by_seq(*moves);
+// Adds a live game's moves, kept in memory as packed entries, to `moves`, then sorts them by
+// seq.
+void add_live(std::vector<MoveRecord>& moves, const std::string& packed, const std::string& room_id,
+              int game_number) {
+  const auto entries =
+      parse_json("[" + packed + "]",
+                 "room " + room_id + " game " + std::to_string(game_number) + "'s moves under way");
+  for (const auto& entry : entries) moves.push_back(read_packed_move(entry, room_id, game_number));
+  sort_by_seq(moves);
 }
 
 // One read transaction: everything loaded comes from the same committed snapshot.
@@ -991,11 +1129,36 @@ auto in_snapshot(sqlite::Db& db, const std::filesystem::path& file, Body body) {
 
 }  // namespace
 
+// The moves of the games under way are in memory, not in the file: a reader copies them and
+// takes its snapshot of the file under live_mutex_, which a commit holds until both agree.
+std::map<std::pair<std::string, int>, std::string> SqliteStore::copy_live(
+    const std::optional<std::string>& room_id) const {
+  std::map<std::pair<std::string, int>, std::string> out;
+  for (const auto& [id, game] : live_) {
+    if (!room_id || id == *room_id) out[{id, game->game_number}] = game->packed;
+  }
+  return out;
+}
+
+namespace {
+// Starts the read transaction's snapshot (SQLite takes it at the first read).
+void pin_snapshot(sqlite::Db& db) {
+  Statement pin(db, "SELECT generation FROM redo_state");
+  pin.step();
+}
+}  // namespace
+
 LoadedState SqliteStore::load() {
   std::lock_guard lock(reader_mutex_);
   if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
   auto& db = *reader_db_;
   return in_snapshot(db, file_, [&] {
+    std::map<std::pair<std::string, int>, std::string> live;
+    {
+      std::lock_guard live_lock(live_mutex_);
+      pin_snapshot(db);
+      live = copy_live(std::nullopt);
+    }
     LoadedState state;
     Statement players(
         db, "SELECT id, name, token_hash, created_ms, last_seen_ms FROM players ORDER BY id");
@@ -1023,12 +1186,13 @@ LoadedState SqliteStore::load() {
       }
       state.rooms.push_back(std::move(loaded));
     }
-    std::map<std::pair<std::string, int>, std::vector<MoveRecord>*> live_games;
     for (auto& loaded : state.rooms) {
-      if (is_live(loaded.room))
-        live_games[{loaded.room.id, loaded.room.game_number}] = &loaded.moves;
+      if (!is_live(loaded.room)) continue;
+      const auto game = live.find({loaded.room.id, loaded.room.game_number});
+      if (game != live.end()) {
+        add_live(loaded.moves, game->second, loaded.room.id, loaded.room.game_number);
+      }
     }
-    add_logged(db, live_games);
     return state;
   });
 }
@@ -1038,6 +1202,12 @@ std::optional<RoomHistory> SqliteStore::load_room(const std::string& room_id) {
   if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
   auto& db = *reader_db_;
   return in_snapshot(db, file_, [&]() -> std::optional<RoomHistory> {
+    std::map<std::pair<std::string, int>, std::string> live;
+    {
+      std::lock_guard live_lock(live_mutex_);
+      pin_snapshot(db);
+      live = copy_live(room_id);
+    }
     Statement row(db, std::string(kSqliteRoomColumns) + " WHERE r.id = ?1");
     row.bind(1, room_id);
     if (!row.step()) return std::nullopt;
@@ -1056,16 +1226,15 @@ std::optional<RoomHistory> SqliteStore::load_room(const std::string& room_id) {
       game.moves = read_archived(db, room_id, game.game_number);
       history.games.push_back(std::move(game));
     }
-    // Only the current game can be live; a replay of a finished game never reads the log.
-    std::map<std::pair<std::string, int>, std::vector<MoveRecord>*> live_games;
+    // Only the current game can be live.
     if (is_live(history.room)) {
+      const auto moves = live.find({room_id, history.room.game_number});
       for (auto& game : history.games) {
-        if (game.game_number == history.room.game_number) {
-          live_games[{room_id, game.game_number}] = &game.moves;
+        if (game.game_number == history.room.game_number && moves != live.end()) {
+          add_live(game.moves, moves->second, room_id, game.game_number);
         }
       }
     }
-    add_logged(db, live_games);
     return history;
   });
 }

@@ -1,8 +1,10 @@
-// The embedded store: one SQLite file in WAL mode in the data directory, written with group
-// commit. Durability and schema: README.md beside this file.
+// The embedded store: one SQLite file in WAL mode in the data directory and its redo log,
+// written with group commit. Durability and schema: README.md beside this file.
 //
-// Whoever commits takes what is queued, commits it as ONE transaction (one fsync of the WAL for
-// the whole batch), then calls the batch's callbacks in order. An event loop's thread
+// Whoever commits takes what is queued and makes it durable as one frame of the redo log (one
+// pwrite and one fdatasync for the whole batch): a live game's moves go only there, and the
+// rest is also applied to SQLite in ONE transaction committed without an fsync of its own.
+// Then it calls the batch's callbacks in order. An event loop's thread
 // (EndOfPassCommits) commits at the end of each pass of its loop what its handlers queued, and
 // whatever was queued behind it (commit_pending). The writer thread commits the rest — flushes,
 // prunes, writes from other threads — waiting up to `batch_window` after the oldest write, or
@@ -10,6 +12,7 @@
 // time, so batches and their callbacks keep the queue's order.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -17,10 +20,12 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
@@ -28,6 +33,8 @@
 #include <variant>
 #include <vector>
 
+#include "server/store/redo_log.h"
+#include "server/store/redo_records.h"
 #include "server/store/store.h"
 
 namespace parlor::server {
@@ -47,12 +54,14 @@ struct SqliteStoreOptions {
   std::chrono::microseconds batch_window{500};
   std::size_t max_batch = 512;
   bool quick_check_at_open = true;  // PRAGMA quick_check: reads the whole file once
-  // move_log is trimmed up to the first row of its oldest live game. A live game whose first
-  // row falls more than max(log_slack, 4 x the live games' rows) rows behind the log's end is
-  // copied to the end, so an idle game does not pin the log (README.md).
-  std::size_t log_slack = 65536;
+  // The redo log starts its next generation (in its other file, with the live games' moves
+  // copied forward, once SQLite has made everything else durable) when the current one holds
+  // this many bytes, or twice what was copied forward last time if that is more (README.md).
+  std::uint64_t redo_rotate_bytes = std::uint64_t{64} << 20;
   // Where run-time write failures are reported (default: stderr).
   std::function<void(std::string_view)> log_error;
+  // Where the rest is said: what recovery replayed from the redo log (default: stderr).
+  std::function<void(std::string_view)> log_info;
 };
 
 class SqliteStore final : public Store {
@@ -89,15 +98,9 @@ class SqliteStore final : public Store {
 
  private:
   struct FlushMarker {};
-  struct PruneBefore {
-    UnixMillis before_ms = 0;
-  };
-  struct PrunePlayers {
-    UnixMillis before_ms = 0;
-  };
   struct Write {
-    std::variant<FlushMarker, PlayerRecord, RoomRecord, MoveRecord, PruneBefore, RatedGameRecord,
-                 PrunePlayers>
+    std::variant<FlushMarker, PlayerRecord, RoomRecord, MoveRecord, PruneRoomsBefore,
+                 RatedGameRecord, PrunePlayersBefore>
         record;
     DurableCallback on_durable;
     std::chrono::steady_clock::time_point queued_at;
@@ -117,20 +120,40 @@ class SqliteStore final : public Store {
   void take_batch(std::vector<Write>& batch, bool records_only);
   // Commits `batch`, counts it and calls its callbacks in order (commit_mutex_ held).
   void commit_and_report(std::vector<Write>& batch, std::vector<char>& ok);
-  // Commits `batch` as one transaction; ok[i] says whether write i is durable. False when the
-  // transaction did not commit.
+  // Makes `batch` durable as one frame of the redo log, applying what is not a live game's
+  // move to SQLite in one transaction; ok[i] says whether write i is durable. False when the
+  // batch was not stored.
   bool commit_batch(std::vector<Write>& batch, std::vector<char>& ok);
+  // Applies one write to SQLite (opening the batch's transaction on first use) or, for a move
+  // of a live game, to live_; on success appends its encoding to payload_. False (reported)
+  // when the write was refused.
   bool write_one(const Write& write);
+  void begin_sql();
   void write_player(const PlayerRecord& player);
   void write_room(const RoomRecord& room);
   void write_move(const MoveRecord& move);
   void write_rated_game(const RatedGameRecord& game);
   struct LiveGame;
-  static std::string rowid_list(const LiveGame& game);
+  // Keeps a move of a live game in memory: its redo log encoding and its packed entry.
+  static void add_live_move(LiveGame& game, const MoveRecord& move, std::string_view move_text);
   void archive(const std::string& room_id, const LiveGame& game);
-  void trim_log();
-  void rebuild_live();
+  // Each live game's packed moves as a reader's snapshot needs them (live_mutex_ held).
+  std::map<std::pair<std::string, int>, std::string> copy_live(
+      const std::optional<std::string>& room_id) const;
+  // Takes back live_'s changes of a batch that was not stored, newest first.
+  void undo_live();
+  // At open: live_ from the file (the live rooms, and move_log's rows of a file written by
+  // schema 6), then the redo log's frames of the file's generation: the moves of the frames
+  // the file has, every write of the frames it lost (a power loss takes SQLite's last
+  // commits). Then a new generation.
+  void recover();
+  // Writes the live games' moves as the first frame of the next generation, in the log's other
+  // file, then commits the generation to SQLite with its own fsync (everything earlier in the
+  // file is durable then) and appends there from then on. False (reported) when it failed; the
+  // current generation goes on.
+  bool start_generation();
   void report(std::string_view message) const;
+  void note(std::string_view message) const;
 
   SqliteStoreOptions options_;
   std::filesystem::path file_;
@@ -156,25 +179,45 @@ class SqliteStore final : public Store {
   bool stopping_ = false;
   StoreStats stats_;
 
-  // Under commit_mutex_: games whose log has a failed move; their later moves are refused.
+  // Under commit_mutex_: games with a failed move; their later moves are refused.
   std::set<std::pair<std::string, int>> broken_games_;
 
-  // Under commit_mutex_ (and the constructor): the live game of each room — its current game
-  // while the room is waiting or playing — and where its moves are in move_log. They stay
-  // there until the room record that ends the game copies them into `moves` (archive()).
+  // The live game of each room — its current game while the room is waiting or playing — and
+  // its moves, which are in the redo log and nowhere in the file until the room record that
+  // ends the game packs them into packed_moves (archive()). Changed under commit_mutex_ and
+  // live_mutex_ (readers take live_mutex_ alone), by the constructor before that.
   struct LiveGame {
     explicit LiveGame(int number) : game_number(number) {}
     int game_number;
     std::int64_t max_seq = std::numeric_limits<std::int64_t>::min();
-    std::vector<std::pair<std::int64_t, std::int64_t>> rows;  // (seq, log rowid), append order
+    std::vector<std::int64_t> seqs;  // append order
+    std::string packed;  // packed_moves' entries, comma-separated: [seq,seat,move,at_ms,hash]
+    std::string frames;  // the moves' redo log encodings, copied forward to a new generation
   };
-  std::unordered_map<std::string, LiveGame> live_;
-  std::size_t live_rows_ = 0;              // rows of all live games
-  std::optional<std::int64_t> log_floor_;  // no row of move_log is below it; nullopt: empty
-  std::int64_t log_tail_ = 0;              // the last rowid appended
-  bool archived_in_batch_ = false;         // trim the log at the end of this batch
-  unsigned commits_since_trim_ = 0;
-  bool live_stale_ = false;  // a batch was rolled back: rebuild live_ from the file
+  std::unordered_map<std::string, std::unique_ptr<LiveGame>> live_;
+  // Held while a batch changes live_ and commits, and by readers while they copy live moves and
+  // take their SQLite snapshot, so the two agree.
+  mutable std::mutex live_mutex_;
+  // live_'s changes in the batch being committed, to take back if it is not stored.
+  struct LiveUndo {
+    enum class Kind { kAppended, kStarted, kEnded } kind;
+    std::string room_id;
+    LiveGame* game = nullptr;  // kAppended: its sizes before
+    std::size_t seqs = 0, packed = 0, frames = 0;
+    std::int64_t max_seq = 0;
+    std::unique_ptr<LiveGame> ended;  // kEnded
+  };
+  std::vector<LiveUndo> undo_;
+
+  // Under commit_mutex_ (and the constructor): the redo log's two files (generation g is in
+  // redo_[g % 2]), its generation and last batch number, the batch's encoded writes, and
+  // whether the batch has an SQLite transaction open.
+  std::array<std::unique_ptr<RedoLog>, 2> redo_;
+  std::uint64_t generation_ = 0;
+  std::uint64_t batch_number_ = 0;
+  std::uint64_t carried_bytes_ = 0;  // the last new generation's first frame
+  std::string payload_;
+  bool sql_open_ = false;
   std::thread writer_;
 };
 

@@ -15,6 +15,8 @@
 #include <thread>
 
 #include "server/store/postgres_store.h"
+#include "server/store/redo_log.h"
+#include "server/store/redo_records.h"
 #include "server/store/sqlite_store.h"
 #include "server/store/store_test_records.h"
 #include "server/store/testing/postgres_environment.h"
@@ -117,16 +119,27 @@ class StoreTest : public ::testing::TestWithParam<Backend> {
     return out;
   }
 
-  // How many stored moves have this seq: a live game's moves are in SQLite's move_log until
-  // the game is archived, packed into one row of packed_moves; PostgreSQL has only `moves`.
+  // How many stored moves have this seq: in SQLite a live game's moves are in the redo log
+  // (README.md beside this file) until the game is archived, packed into one row of
+  // packed_moves; PostgreSQL has only `moves`.
   std::int64_t stored_moves_with_seq(std::int64_t seq) const {
     const std::string n = std::to_string(seq);
     const std::string in_moves = "(SELECT count(*) FROM moves WHERE seq = " + n + ")";
     if (GetParam() == Backend::kPostgres) return query("SELECT " + in_moves);
-    return query("SELECT " + in_moves + " + (SELECT count(*) FROM move_log WHERE seq = " + n +
-                 ") + (SELECT count(*) FROM packed_moves AS p, json_each(p.moves) AS e"
-                 " WHERE json_extract(e.value, '$[0]') = " +
-                 n + ")");
+    const auto generation = static_cast<std::uint64_t>(query("SELECT generation FROM redo_state"));
+    const std::string redo =
+        (root_ / "data" / "parlor.db").string() + ".redo-" + std::to_string(generation % 2);
+    std::int64_t in_redo_log = 0;
+    for (const auto& frame : RedoLog(redo).read(generation)) {
+      for (const auto& write : decode_writes(frame.payload)) {
+        const auto* logged = std::get_if<MoveRecord>(&write);
+        if (logged != nullptr && logged->seq == seq) ++in_redo_log;
+      }
+    }
+    return in_redo_log + query("SELECT " + in_moves +
+                               " + (SELECT count(*) FROM packed_moves AS p, json_each(p.moves) AS e"
+                               " WHERE json_extract(e.value, '$[0]') = " +
+                               n + ")");
   }
   // How many moves of this room are archived: `moves` (PostgreSQL), or SQLite's packed rows.
   std::int64_t archived_moves_of(const std::string& room_id) const {

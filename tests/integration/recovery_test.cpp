@@ -217,16 +217,36 @@ TEST(Recovery, AGameThatNoLongerReplaysIdenticallyIsFrozen) {
     ASSERT_EQ(part.failure, "");
     ASSERT_FALSE(mirror->finished()) << "pick a seed whose game lasts past the checkpoint";
   }
-  // Pretend a different engine wrote the log: its checkpoints no longer match.
+  // Pretend a different engine wrote the log: its checkpoints no longer match. The game is
+  // unfinished, so its moves are in the store's redo log: each frame is written again with
+  // every state hash changed.
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((dir / "parlor.db").c_str(), &db), SQLITE_OK);
-  // The game is unfinished, so its moves are in the store's move log.
-  ASSERT_EQ(sqlite3_exec(
-                db, "UPDATE move_log SET state_hash = state_hash + 1 WHERE state_hash IS NOT NULL",
-                nullptr, nullptr, nullptr),
+  sqlite3_stmt* statement = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT generation FROM redo_state", -1, &statement, nullptr),
             SQLITE_OK);
-  EXPECT_GT(sqlite3_changes(db), 0);
+  ASSERT_EQ(sqlite3_step(statement), SQLITE_ROW);
+  const auto generation = static_cast<std::uint64_t>(sqlite3_column_int64(statement, 0));
+  sqlite3_finalize(statement);
   sqlite3_close(db);
+  server::RedoLog log(dir / ("parlor.db.redo-" + std::to_string(generation % 2)));
+  const auto frames = log.read(generation);
+  ASSERT_FALSE(frames.empty());
+  log.rewind();
+  int changed = 0;
+  for (const auto& frame : frames) {
+    std::string payload;
+    for (auto write : server::decode_writes(frame.payload)) {
+      if (auto* move = std::get_if<server::MoveRecord>(&write);
+          move != nullptr && move->state_hash) {
+        ++*move->state_hash;
+        ++changed;
+      }
+      server::encode_write(write, payload);
+    }
+    log.append(generation, frame.batch, payload);
+  }
+  EXPECT_GT(changed, 0);
 
   ServerFixture restarted(durable_config(dir));
   auto alice = restarted.connect();
