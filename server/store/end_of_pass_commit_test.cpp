@@ -3,6 +3,7 @@
 // committed and acknowledged on it, and share the queue's order with everything the writer
 // thread commits.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -288,6 +289,50 @@ TEST_F(EndOfPassCommitTest, ManyEventLoopsAndTheWriterCommitEveryWriteOnceInOrde
   ASSERT_EQ(state.rooms.size(), static_cast<std::size_t>(kLoops + 1));
   for (const auto& loaded : state.rooms)
     EXPECT_EQ(loaded.moves.size(), static_cast<std::size_t>(kMoves));
+}
+
+// A generation of the redo log that an event loop's commit fills is started by the writer
+// thread (copying the live games forward and SQLite's fsync are not an event loop's to wait
+// for), while the event loop goes on committing: nothing is lost either way.
+TEST_F(EndOfPassCommitTest, TheWriterStartsTheNextGenerationAnEventLoopFilled) {
+  auto with = options();
+  with.redo_rotate_bytes = 1024;
+  constexpr int kMoves = 200;
+  {
+    SqliteStore store(with);
+    store.save_player(player("p1"), nullptr);
+    store.save_room(started(room("r1", "p1"), 1, 11, 0), nullptr);
+    store.flush();
+    std::atomic<int> durable{0};
+    on_event_loop_thread([&] {
+      for (int seq = 1; seq <= kMoves; ++seq) {
+        store.append_move(move("r1", 1, seq), [&](WriteResult result) {
+          if (result == WriteResult::kDurable) durable.fetch_add(1);
+        });
+        store.commit_pending();
+      }
+    });
+    // Passes that found the writer starting a generation left their writes to it.
+    store.flush();
+    EXPECT_EQ(durable.load(), kMoves);
+  }
+  SqliteStore store(with);
+  const auto state = store.load();
+  ASSERT_EQ(state.rooms.size(), 1U);
+  EXPECT_EQ(state.rooms[0].moves.size(), static_cast<std::size_t>(kMoves));
+  EXPECT_TRUE(logged_.empty()) << logged_.front();
+  // The data file names a later generation than the one opening started: the writer started
+  // them (each carries the game's moves so far, so each is about twice as long as the last).
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2((dir_ / "parlor.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr),
+            SQLITE_OK);
+  sqlite3_stmt* statement = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT generation FROM redo_state", -1, &statement, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(statement), SQLITE_ROW);
+  EXPECT_GE(sqlite3_column_int64(statement, 0), 3);
+  sqlite3_finalize(statement);
+  sqlite3_close(db);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <system_error>
+#include <type_traits>
 
 #include "server/store/sqlite_db.h"
 #include "server/store/sqlite_schema.h"
@@ -369,7 +370,18 @@ void SqliteStore::run_writer() {
   std::vector<char> ok;
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return writer_work_ > 0 || pass_skipped_ || stopping_; });
+    wake_.wait(
+        lock, [this] { return writer_work_ > 0 || pass_skipped_ || generation_due_ || stopping_; });
+    if (generation_due_) {
+      generation_due_ = false;
+      lock.unlock();
+      {
+        std::lock_guard commit(commit_mutex_);
+        if (generation_full()) start_generation();
+      }
+      lock.lock();
+      continue;
+    }
     if (queue_.empty()) {
       if (stopping_) return;  // everything is committed
       pass_skipped_ = false;  // what that pass left was committed meanwhile
@@ -562,8 +574,23 @@ bool SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok)
   }
   batch_number_ = number;
   undo_.clear();
-  if (log.tail() > std::max(options_.redo_rotate_bytes, 2 * carried_bytes_)) start_generation();
+  if (generation_full()) {
+    if (EndOfPassCommits::on_this_thread()) {
+      // Copying the live games forward and SQLite's fsync take a while: not on an event loop.
+      {
+        std::lock_guard lock(mutex_);
+        generation_due_ = true;
+      }
+      wake_.notify_one();
+    } else {
+      start_generation();
+    }
+  }
   return true;
+}
+
+bool SqliteStore::generation_full() const {
+  return redo_[generation_ % 2]->tail() > std::max(options_.redo_rotate_bytes, 2 * carried_bytes_);
 }
 
 void SqliteStore::begin_sql() {
@@ -572,39 +599,53 @@ void SqliteStore::begin_sql() {
   sql_open_ = true;
 }
 
+namespace {
+// What a write is, for the report of its refusal (built only then: not per move stored).
+template <typename Record>
+std::string describe(const Record& record) {
+  if constexpr (std::is_same_v<Record, PlayerRecord>) {
+    return "player " + record.id;
+  } else if constexpr (std::is_same_v<Record, RoomRecord>) {
+    return "room " + record.id;
+  } else if constexpr (std::is_same_v<Record, MoveRecord>) {
+    return "room " + record.room_id + " game " + std::to_string(record.game_number) + " move seq " +
+           std::to_string(record.seq);
+  } else if constexpr (std::is_same_v<Record, PruneRoomsBefore>) {
+    return "pruning rooms that ended before " + std::to_string(record.before_ms);
+  } else if constexpr (std::is_same_v<Record, PrunePlayersBefore>) {
+    return "pruning players last seen before " + std::to_string(record.before_ms);
+  } else if constexpr (std::is_same_v<Record, RatedGameRecord>) {
+    return "the ratings of room " + record.room_id + " game " + std::to_string(record.game_number);
+  } else {
+    return "a flush";
+  }
+}
+}  // namespace
+
 bool SqliteStore::write_one(const Write& write) {
-  std::string what;
   // Encoded before it is applied, so a record that cannot be encoded changes nothing; taken
   // back from the frame if it is refused.
   const std::size_t start = payload_.size();
   try {
     if (const auto* player = std::get_if<PlayerRecord>(&write.record)) {
-      what = "player " + player->id;
       encode_write(*player, payload_);
       begin_sql();
       write_player(*player);
     } else if (const auto* room = std::get_if<RoomRecord>(&write.record)) {
-      what = "room " + room->id;
       encode_write(*room, payload_);
       begin_sql();
       write_room(*room);
     } else if (const auto* move = std::get_if<MoveRecord>(&write.record)) {
-      what = "room " + move->room_id + " game " + std::to_string(move->game_number) + " move seq " +
-             std::to_string(move->seq);
       write_move(*move);  // encodes it itself
     } else if (const auto* prune = std::get_if<PruneRoomsBefore>(&write.record)) {
-      what = "pruning rooms that ended before " + std::to_string(prune->before_ms);
       encode_write(*prune, payload_);
       begin_sql();
       statements_->prune_rooms.bind(1, prune->before_ms).run();
     } else if (const auto* idle = std::get_if<PrunePlayersBefore>(&write.record)) {
-      what = "pruning players last seen before " + std::to_string(idle->before_ms);
       encode_write(*idle, payload_);
       begin_sql();
       statements_->prune_players.bind(1, idle->before_ms).run();
     } else if (const auto* rated = std::get_if<RatedGameRecord>(&write.record)) {
-      what =
-          "the ratings of room " + rated->room_id + " game " + std::to_string(rated->game_number);
       encode_write(*rated, payload_);
       begin_sql();
       write_rated_game(*rated);
@@ -612,6 +653,8 @@ bool SqliteStore::write_one(const Write& write) {
     return true;
   } catch (const std::exception& e) {
     payload_.resize(start);
+    const std::string what =
+        std::visit([](const auto& record) { return describe(record); }, write.record);
     report(what + " was not stored: " + e.what());
     if (const auto* move = std::get_if<MoveRecord>(&write.record)) {
       broken_games_.emplace(move->room_id, move->game_number);

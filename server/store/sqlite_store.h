@@ -152,6 +152,9 @@ class SqliteStore final : public Store {
   // file is durable then) and appends there from then on. False (reported) when it failed; the
   // current generation goes on.
   bool start_generation();
+  // Whether the current generation has grown past redo_rotate_bytes (or twice what its start
+  // carried forward).
+  bool generation_full() const;
   void report(std::string_view message) const;
   void note(std::string_view message) const;
 
@@ -175,6 +178,8 @@ class SqliteStore final : public Store {
   // A pass found the commit lock held and left its writes to the holder: the writer, once it
   // lets go, takes what is queued even if none of it is its own.
   bool pass_skipped_ = false;
+  // An event loop's commit found the redo log's generation full: the writer starts the next.
+  bool generation_due_ = false;
   bool accepting_ = true;
   bool stopping_ = false;
   StoreStats stats_;
