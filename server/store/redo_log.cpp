@@ -90,7 +90,8 @@ bool read_exact(int fd, void* data, std::size_t size, std::uint64_t at,
     const ssize_t got = ::pread(fd, bytes, size, static_cast<off_t>(at));
     if (got < 0) {
       if (errno == EINTR) continue;
-      throw StoreError("cannot read " + file.string() + ": " + std::strerror(errno));
+      throw StoreError("cannot read " + file.string() + ": " +
+                       std::generic_category().message(errno));
     }
     if (got == 0) return false;
     bytes += got;
@@ -114,13 +115,15 @@ RedoLog::RedoLog(std::filesystem::path file) : file_(std::move(file)) {
   const bool existed = std::filesystem::exists(file_);
   fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd_ < 0) {
-    throw StoreError("cannot open redo log " + file_.string() + ": " + std::strerror(errno));
+    throw StoreError("cannot open redo log " + file_.string() + ": " +
+                     std::generic_category().message(errno));
   }
   struct stat info {};
   if (::fstat(fd_, &info) != 0) {
     const int error = errno;
     ::close(fd_);
-    throw StoreError("cannot stat redo log " + file_.string() + ": " + std::strerror(error));
+    throw StoreError("cannot stat redo log " + file_.string() + ": " +
+                     std::generic_category().message(error));
   }
   allocated_ = static_cast<std::uint64_t>(info.st_size);
   if (!existed) {
@@ -133,7 +136,7 @@ RedoLog::RedoLog(std::filesystem::path file) : file_(std::move(file)) {
     if (!synced) {
       ::close(fd_);
       throw StoreError("cannot make redo log " + file_.string() +
-                       " durable: " + std::strerror(error));
+                       " durable: " + std::generic_category().message(error));
     }
   }
 }
@@ -187,7 +190,7 @@ void RedoLog::append(std::uint64_t generation, std::uint64_t batch, std::string_
   grow_to(end);
   std::array<iovec, 2> parts{
       {{header.data(), header.size()}, {const_cast<char*>(payload.data()), payload.size()}}};
-  const ssize_t expected = static_cast<ssize_t>(kHeaderBytes + payload.size());
+  const auto expected = static_cast<ssize_t>(kHeaderBytes + payload.size());
   ssize_t wrote = 0;
   do {
     wrote = ::pwritev(fd_, parts.data(), 2, static_cast<off_t>(tail_));

@@ -9,6 +9,7 @@
 #include <future>
 #include <iostream>
 #include <map>
+#include <ranges>
 #include <system_error>
 #include <type_traits>
 
@@ -863,19 +864,19 @@ void SqliteStore::write_move(const MoveRecord& move) {
 }
 
 void SqliteStore::undo_live() {
-  for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
-    switch (it->kind) {
+  for (LiveUndo& change : std::ranges::reverse_view(undo_)) {
+    switch (change.kind) {
       case LiveUndo::Kind::kAppended:
-        it->game->seqs.resize(it->seqs);
-        it->game->packed.resize(it->packed);
-        it->game->frames.resize(it->frames);
-        it->game->max_seq = it->max_seq;
+        change.game->seqs.resize(change.seqs);
+        change.game->packed.resize(change.packed);
+        change.game->frames.resize(change.frames);
+        change.game->max_seq = change.max_seq;
         break;
       case LiveUndo::Kind::kStarted:
-        live_.erase(it->room_id);
+        live_.erase(change.room_id);
         break;
       case LiveUndo::Kind::kEnded:
-        live_[it->room_id] = std::move(it->ended);
+        live_[change.room_id] = std::move(change.ended);
         break;
     }
   }
@@ -961,10 +962,10 @@ void SqliteStore::recover() {
     sql_open_ = false;
     for (StoredWrite& record : stored) {
       const Write write = std::visit(
-          [](auto&& value) {
+          [](auto& value) {
             return Write{std::move(value), nullptr, {}};
           },
-          std::move(record));
+          record);
       if (!write_one(write)) {
         report("redo log batch " + std::to_string(frame.batch) +
                ": an acknowledged write could not be replayed (above)");

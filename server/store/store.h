@@ -116,7 +116,7 @@ struct RoomRecord {
   std::string owner;
 };
 
-struct MoveRecord {
+struct MoveRecord {  // NOLINT(bugprone-exception-escape): Json's move (games/core/game.h)
   std::string room_id;
   int game_number = 0;
   std::int64_t seq = 0;  // the room's seq once this move is accepted (the one `ok` carries)
