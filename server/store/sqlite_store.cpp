@@ -9,7 +9,6 @@
 #include <future>
 #include <iostream>
 #include <map>
-#include <ranges>
 #include <system_error>
 #include <type_traits>
 
@@ -864,7 +863,8 @@ void SqliteStore::write_move(const MoveRecord& move) {
 }
 
 void SqliteStore::undo_live() {
-  for (LiveUndo& change : std::ranges::reverse_view(undo_)) {
+  for (; !undo_.empty(); undo_.pop_back()) {
+    LiveUndo& change = undo_.back();
     switch (change.kind) {
       case LiveUndo::Kind::kAppended:
         change.game->seqs.resize(change.seqs);
@@ -880,7 +880,6 @@ void SqliteStore::undo_live() {
         break;
     }
   }
-  undo_.clear();
 }
 
 void SqliteStore::recover() {
