@@ -167,8 +167,9 @@ MoveRecord play(int room, std::int64_t seq) {
 }
 
 // The process's CPU for one batch of state.range(0) moves, each of another room, committed by
-// SqliteStore's writer with --store-sync full: the queueing, SQLite's work, the WAL's write
-// and fsync, the callbacks. The flush that follows them ends the batch window at once.
+// SqliteStore's writer with --store-sync full: the queueing, the moves kept in memory, the
+// redo log's frame and its fdatasync, the callbacks. The flush that follows them ends the batch
+// window at once.
 void BM_CommitCpuSqlite(benchmark::State& state) {
   const int batch = static_cast<int>(state.range(0));
   TempStore temp(Backend::kSqlite, kGroupWindow, 512);

@@ -27,8 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     decoded = decode_writes(again);
   } catch (const StoreError& error) {
-    parlor::fuzz::require(false, std::string("an encoding of decoded writes does not decode: ") +
-                                     error.what());
+    parlor::fuzz::require(
+        false, std::string("an encoding of decoded writes does not decode: ") + error.what());
   }
   std::string twice;
   for (const auto& write : decoded) encode_write(write, twice);

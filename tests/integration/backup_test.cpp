@@ -133,9 +133,10 @@ TEST(Backup, AnOnlineBackupRestoresTheGameWhereItsLastAcknowledgedMoveLeftIt) {
   EXPECT_NE(output.find("stop it first"), std::string::npos) << output;
   second.reset();
 
-  // Restored over the directory it was taken from, whose WAL still holds the move after the
-  // backup (the server was killed, so nothing checkpointed it), the game is as the backup left
-  // it too: the old WAL goes aside with the old file rather than being applied to the backup.
+  // Restored over the directory it was taken from, whose redo log still holds the move after
+  // the backup (the server was killed, so nothing else has it), the game is as the backup left
+  // it too: the old log and WAL go aside with the old file rather than being replayed over the
+  // backup.
   std::unique_ptr<ServerProcess> third;
   EXPECT_EQ(restore_and_resume(backup, source, third, "third", token), backed_up);
 }
