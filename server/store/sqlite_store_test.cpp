@@ -371,12 +371,14 @@ class PowerLossTest : public SqliteStoreTest {
     with.data_dir = dir_;
     return std::make_unique<SqliteStore>(with);
   }
-  // Where generation `generation`'s last frame ends and how long its payload is.
-  std::pair<std::uint64_t, std::size_t> last_frame(std::int64_t generation) const {
-    const auto frames = RedoLog(redo_file(generation)).read(static_cast<std::uint64_t>(generation));
+  // Where generation `generation`'s last frame ends in its file.
+  std::uint64_t frames_end(std::int64_t generation) const {
     std::uint64_t end = 0;
-    for (const auto& frame : frames) end += RedoLog::kHeaderBytes + frame.payload.size();
-    return {end, frames.empty() ? 0 : frames.back().payload.size()};
+    for (const auto& frame :
+         RedoLog(redo_file(generation)).read(static_cast<std::uint64_t>(generation))) {
+      end += RedoLog::kHeaderBytes + frame.payload.size();
+    }
+    return end;
   }
 };
 
@@ -461,11 +463,10 @@ TEST_F(PowerLossTest, ATornLastFrameWasNeverAcknowledgedAndEverythingBeforeItIsR
       << "the generation's first frame, the player and room, then one frame per move";
   // The power went during move 5's fdatasync: its frame's last byte never reached the disk,
   // so it was never acknowledged.
-  const auto [end, payload] = last_frame(current);
   {
     std::fstream out(crashed() / redo_file(current).filename(),
                      std::ios::binary | std::ios::in | std::ios::out);
-    out.seekp(static_cast<std::streamoff>(end - 1));
+    out.seekp(static_cast<std::streamoff>(frames_end(current) - 1));
     out.put('\x7f');
   }
   store.reset();
@@ -493,7 +494,7 @@ TEST_F(PowerLossTest, BytesOfAFrameThatNeverCompletedAreIgnored) {
   {
     std::fstream out(crashed() / redo_file(current).filename(),
                      std::ios::binary | std::ios::in | std::ios::out);
-    out.seekp(static_cast<std::streamoff>(last_frame(current).first));
+    out.seekp(static_cast<std::streamoff>(frames_end(current)));
     std::string noise(RedoLog::kHeaderBytes + 100, '\0');
     for (std::size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>(i * 131 + 7);
     noise.replace(0, 4, "PRDO");

@@ -1,7 +1,8 @@
 // deploy/backup's scripts against the real parlor-server: a backup taken while a game is
 // played holds every move acknowledged before it; restored into a data directory and served
 // by a new server, the game resumes exactly there, also over the directory it came from; the
-// restore refuses while a server runs on the directory.
+// restore refuses while a server runs on the directory; a backup whose redo log was
+// overwritten while it copied is refused.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -139,6 +140,32 @@ TEST(Backup, AnOnlineBackupRestoresTheGameWhereItsLastAcknowledgedMoveLeftIt) {
   // backup.
   std::unique_ptr<ServerProcess> third;
   EXPECT_EQ(restore_and_resume(backup, source, third, "third", token), backed_up);
+}
+
+// The moves of the games under way are in the redo log, so a backup needs the log's file of
+// its snapshot's generation. A server that starts two more generations while the backup
+// copies overwrites that file; the backup then refuses and leaves nothing. Here the file is
+// emptied by hand (the server stopped), which is what the check sees after such a race.
+TEST(Backup, ABackupWhoseRedoLogNoLongerHoldsItsSnapshotsGenerationIsRefused) {
+  const fs::path source = test_dir("moved-source");
+  const fs::path backup = test_dir("moved-backups") / "parlor-backup.db";
+  ServerProcess server(PARLOR_SERVER_BINARY,
+                       {"--dev", "--store", "sqlite", "--data-dir", source.string()},
+                       test_dir("logs"), "moved");
+  ASSERT_EQ(server.start(), "");
+  ASSERT_EQ(server.kill_now(), "");
+  for (const char* log : {"parlor.db.redo-0", "parlor.db.redo-1"}) {
+    ASSERT_TRUE(fs::exists(source / log)) << log;
+    fs::resize_file(source / log, 0);
+  }
+  std::string output;
+  EXPECT_NE(
+      run_shell(script("parlor-backup.sh") + " " + source.string() + " " + backup.string(), output),
+      0);
+  EXPECT_NE(output.find("run it again"), std::string::npos) << output;
+  EXPECT_FALSE(fs::exists(backup));
+  EXPECT_FALSE(fs::exists(backup.string() + ".partial"));
+  EXPECT_FALSE(fs::exists(backup.string() + ".partial.redo"));
 }
 
 }  // namespace
