@@ -4,6 +4,8 @@
 #include <boost/asio/post.hpp>
 
 #include <memory>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "server/config.h"
@@ -52,6 +54,10 @@ class OutboxPool {
   }
 };
 
+// How many tables this thread is running, one inside another: a store write refused at once
+// (a closed store) completes inside the run that made it, where the table is not free.
+thread_local int t_tables_running = 0;
+
 }  // namespace
 
 Room::Room(net::io_context& io, TableSetup setup, Store* store, const ServerConfig& config,
@@ -69,6 +75,18 @@ Room::Room(net::io_context& io, TableSetup setup, Store* store, const ServerConf
 
 template <class Step>
 void Room::run(Step&& step) {
+  const std::lock_guard lock(table_mutex_);
+  run_locked(std::forward<Step>(step));
+}
+
+template <class Step>
+void Room::run_locked(Step&& step) {
+  struct Running {
+    Running() { ++t_tables_running; }
+    ~Running() { --t_tables_running; }
+    Running(const Running&) = delete;
+    Running& operator=(const Running&) = delete;
+  } running;
   std::unique_ptr<Outbox> out = OutboxPool::take();
   step(table_, TableTime::now(), *out);
   carry_out(*out);
@@ -195,6 +213,7 @@ void Room::let_go(std::string new_node) {
 
 void Room::shutdown() {
   net::post(strand_, [self = shared_from_this()] {
+    const std::lock_guard lock(self->table_mutex_);
     self->stopped_ = true;
     self->timer_.cancel();
     self->timer_at_.reset();
@@ -280,14 +299,8 @@ void Room::write(StoreWrite w) {
   if (!store_) return;
   DurableCallback done;
   if (w.gating) {
-    // Called on the thread that committed the write (the store's writer, or an I/O thread at
-    // the end of its pass): hop back onto the strand.
     done = [weak = weak_from_this()](WriteResult result) {
-      if (auto self = weak.lock()) {
-        net::post(self->strand_, [self, result] {
-          self->run([&](Table& table, TableTime, Outbox& out) { table.durable(result, out); });
-        });
-      }
+      if (auto self = weak.lock()) self->durable(result);
     };
   } else {
     done = [weak = weak_from_this(), room = id_](WriteResult result) {
@@ -306,6 +319,25 @@ void Room::write(StoreWrite w) {
   } else {
     store_->save_room(std::move(std::get<RoomRecord>(w.record)), std::move(done));
   }
+}
+
+void Room::durable(WriteResult result) {
+  const auto step = [result](Table& table, TableTime, Outbox& out) { table.durable(result, out); };
+  // Only an event loop's thread at the end of its pass, outside any table: the store's
+  // writer thread (or PostgreSQL's) never runs a room, and a thread inside a table's run does
+  // not start another run of it. Completions come one at a time, in commit order, so
+  // durables_posted_ cannot rise between its check and the run.
+  if (EndOfPassCommits::on_this_thread() && t_tables_running == 0 &&
+      durables_posted_.load(std::memory_order_acquire) == 0 && table_mutex_.try_lock()) {
+    const std::lock_guard lock(table_mutex_, std::adopt_lock);
+    run_locked(step);
+    return;
+  }
+  durables_posted_.fetch_add(1, std::memory_order_relaxed);
+  net::post(strand_, [self = shared_from_this(), step] {
+    self->run(step);
+    self->durables_posted_.fetch_sub(1, std::memory_order_release);
+  });
 }
 
 void Room::call_engine(EngineRequest request) {
@@ -361,10 +393,12 @@ void Room::sync_timer() {
   }
   timer_.expires_at(*next);
   timer_.async_wait([self = shared_from_this(), at = *next](boost::system::error_code ec) {
+    if (ec) return;
+    const std::lock_guard lock(self->table_mutex_);
     // A timer re-armed since (or cancelled) is not this one's business.
-    if (ec || self->timer_at_ != at) return;
+    if (self->timer_at_ != at) return;
     self->timer_at_.reset();
-    self->run([&](Table& table, TableTime now, Outbox& out) { table.advance(now, out); });
+    self->run_locked([&](Table& table, TableTime now, Outbox& out) { table.advance(now, out); });
   });
 }
 

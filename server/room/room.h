@@ -1,16 +1,24 @@
 // A room: the actor around one Table. It owns the table's strand, its one timer, its store
 // calls and its deliveries; the table (table.h) decides everything. Every public method hops
 // onto the strand, hands the table the current time, and carries out the Outbox it fills:
-// store writes (whose completions come back onto the strand), frames to players and
-// connections, and what the lobby must learn. The room never waits on a socket.
+// store writes, frames to players and connections, and what the lobby must learn. The room
+// never waits on a socket.
+//
+// A store write's completion is the one thing that may run the table off the strand: when an
+// event loop's thread commits at the end of its pass (EndOfPassCommits), it runs the table's
+// durable() there and then if the table is free, instead of posting it back (a second trip
+// through the event loop for every move). table_mutex_ is what makes that safe: whoever runs
+// the table holds it, the strand's handlers and that thread alike.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -90,9 +98,16 @@ class Room : public std::enable_shared_from_this<Room> {
   void resume_after_restore();
 
  private:
-  // On the strand: runs `step(table, now, outbox)` and carries out what it decided.
+  // On the strand: runs `step(table, now, outbox)` and carries out what it decided, holding
+  // table_mutex_ (run_locked: already held).
   template <class Step>
   void run(Step&& step);
+  template <class Step>
+  void run_locked(Step&& step);
+  // A gating write's completion, on the thread that committed it (in commit order): the
+  // table learns it at once on an event loop's thread when nothing else runs it and no earlier
+  // completion is still on its way through the strand; otherwise through the strand.
+  void durable(WriteResult result);
   void carry_out(Outbox& out);
   void write(StoreWrite write);
   // Makes an external game's engine call; its answer comes back onto the strand.
@@ -110,9 +125,14 @@ class Room : public std::enable_shared_from_this<Room> {
   Store* store_;
   Metrics& metrics_;
   RoomHooks hooks_;
+  // Held by whoever runs the table; guards table_, timer_, timer_at_ and stopped_.
+  std::mutex table_mutex_;
   boost::asio::steady_timer timer_;
   std::optional<Clock::time_point> timer_at_;
   bool stopped_ = false;
+  // Completions posted to the strand and not yet run: while there are any, later ones follow
+  // them through the strand, so the table learns them in commit order.
+  std::atomic<int> durables_posted_{0};
 };
 
 }  // namespace parlor::server

@@ -817,7 +817,8 @@ void SqliteStore::add_live_move(LiveGame& game, const MoveRecord& move,
 }
 
 void SqliteStore::write_move(const MoveRecord& move) {
-  if (broken_games_.contains({move.room_id, move.game_number})) {
+  // (Looked up only when there are any: the key is a copy of the room's id.)
+  if (!broken_games_.empty() && broken_games_.contains({move.room_id, move.game_number})) {
     throw std::runtime_error(
         "an earlier move of this game was not stored; refusing later ones "
         "so the log has no gap");

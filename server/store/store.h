@@ -11,7 +11,8 @@
 //
 // No Asio here: the callbacks run on the thread that committed the write (the store's writer
 // thread, or an event loop's thread that commits at the end of its passes, see
-// EndOfPassCommits) and the caller posts back to its own strand. Both backends (SQLite,
+// EndOfPassCommits), and the caller takes them back to its own strand (a room runs a
+// completion in place when its table is free, server/room/room.h). Both backends (SQLite,
 // PostgreSQL) implement the same interface.
 #pragma once
 
