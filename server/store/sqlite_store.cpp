@@ -51,6 +51,32 @@ std::uint64_t seed_value(std::int64_t bits) { return static_cast<std::uint64_t>(
 
 std::string errno_text(int error) { return std::generic_category().message(error); }
 
+// A room's occupants as one string that differs whenever a seat's row would: each field with
+// its length, so that no name can make two seatings look alike.
+std::string seats_key(const std::vector<std::optional<SeatRecord>>& occupants) {
+  std::string key;
+  const auto field = [&key](const std::optional<std::string>& text) {
+    if (!text) {
+      key += '-';
+      return;
+    }
+    key += std::to_string(text->size());
+    key += ':';
+    key += *text;
+  };
+  for (const auto& occupant : occupants) {
+    if (!occupant) {
+      key += '_';
+      continue;
+    }
+    key += '+';
+    field(occupant->player_id);
+    field(occupant->name);
+    field(occupant->bot);
+  }
+  return key;
+}
+
 // Creates the directory and takes an exclusive lock on `<file>.lock`: two servers writing
 // one file would interleave their logs. The lock dies with the process (kill -9 included).
 int lock_data_dir(const std::filesystem::path& dir, const std::filesystem::path& file) {
@@ -514,6 +540,7 @@ bool SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok)
     report("a batch of " + std::to_string(batch.size()) + " writes was not stored: " + why);
     roll_back();
     undo_live();
+    seats_written_.clear();  // this batch's may not be in the file: rewritten next time
     for (std::size_t i = 0; i < batch.size(); ++i) {
       const auto& record = batch[i].record;
       if (const auto* move = std::get_if<MoveRecord>(&record)) {
@@ -640,6 +667,7 @@ bool SqliteStore::write_one(const Write& write) {
     } else if (const auto* prune = std::get_if<PruneRoomsBefore>(&write.record)) {
       encode_write(*prune, payload_);
       begin_sql();
+      seats_written_.clear();  // the rooms it deletes take their seats with them
       statements_->prune_rooms.bind(1, prune->before_ms).run();
     } else if (const auto* idle = std::get_if<PrunePlayersBefore>(&write.record)) {
       encode_write(*idle, payload_);
@@ -681,6 +709,12 @@ void SqliteStore::write_room(const RoomRecord& room) {
   const auto live = live_.find(room.id);
   const bool ends_live_game =
       live != live_.end() && (!is_live(room) || live->second->game_number != room.game_number);
+  // The seats' rows only when they differ from what this store last wrote for the room: most
+  // records (a game's start and its end) keep the seats, whose rows and index entries are
+  // most of what a room record would change.
+  std::string seats = seats_key(room.occupants);
+  const auto written = seats_written_.find(room.id);
+  const bool same_seats = written != seats_written_.end() && written->second == seats;
   s.savepoint.run();
   try {
     s.upsert_room.bind(1, room.id).bind(2, room.kind).bind(3, std::int64_t{room.seats});
@@ -689,13 +723,15 @@ void SqliteStore::write_room(const RoomRecord& room) {
     s.upsert_room.bind(8, std::int64_t{room.game_number}).bind(9, room.created_ms);
     s.upsert_room.bind(10, room.finished_ms);
     s.upsert_room.run();
-    s.delete_seats.bind(1, room.id).run();
-    for (std::size_t seat = 0; seat < room.occupants.size(); ++seat) {
-      const auto& occupant = room.occupants[seat];
-      if (!occupant) continue;
-      s.insert_seat.bind(1, room.id).bind(2, static_cast<std::int64_t>(seat));
-      s.insert_seat.bind(3, occupant->player_id).bind(4, occupant->name).bind(5, occupant->bot);
-      s.insert_seat.run();
+    if (!same_seats) {
+      s.delete_seats.bind(1, room.id).run();
+      for (std::size_t seat = 0; seat < room.occupants.size(); ++seat) {
+        const auto& occupant = room.occupants[seat];
+        if (!occupant) continue;
+        s.insert_seat.bind(1, room.id).bind(2, static_cast<std::int64_t>(seat));
+        s.insert_seat.bind(3, occupant->player_id).bind(4, occupant->name).bind(5, occupant->bot);
+        s.insert_seat.run();
+      }
     }
     if (room.game_number > 0) {
       s.upsert_game.bind(1, room.id).bind(2, std::int64_t{room.game_number});
@@ -716,7 +752,13 @@ void SqliteStore::write_room(const RoomRecord& room) {
     }
     throw;
   }
-  // Only once SQLite has it: a refused write leaves live_ as it was.
+  // Only once SQLite has it: a refused write leaves live_ and seats_written_ as they were.
+  if (!same_seats) {
+    if (seats_written_.size() >= kMostSeatsWritten && written == seats_written_.end()) {
+      seats_written_.clear();
+    }
+    seats_written_.insert_or_assign(room.id, std::move(seats));
+  }
   if (ends_live_game) {
     undo_.push_back(
         {LiveUndo::Kind::kEnded, room.id, nullptr, 0, 0, 0, 0, std::move(live->second)});

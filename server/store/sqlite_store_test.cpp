@@ -7,11 +7,14 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <csignal>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -710,6 +713,86 @@ TEST_F(SqliteStoreTest, ABatchIsOneFrameOfTheRedoLogAndSqliteDoesNotFsyncIt) {
   EXPECT_LT(g_syncs.load(), 10);
   EXPECT_EQ(RedoLog(redo_file(current)).read(static_cast<std::uint64_t>(current)).size(), 101U)
       << "the generation's first frame, then one a move";
+}
+
+// A room record whose seats did not change leaves their rows alone (the store remembers what
+// it last wrote for the room). A batch the disk refused must not count as written: the same
+// seats saved again afterwards are written. The refusal is a real one, the file size limit
+// (RLIMIT_FSIZE) making the redo log's growth fail with EFBIG.
+TEST_F(SqliteStoreTest, SeatsOfABatchTheDiskRefusedAreWrittenByTheNextRecord) {
+  auto with = options();
+  with.batch_window = std::chrono::seconds(5);  // the flush ends it: the two writes share it
+  auto store = std::make_unique<SqliteStore>(with);
+  store->save_player(player("p1"), nullptr);
+  store->save_player(player("p2"), nullptr);
+  RoomRecord r = room("r1", "p1");
+  store->save_room(r, nullptr);
+  store->save_room(started(room("r2", "p1"), 1, 5, 0), nullptr);
+  store->flush();
+
+  // The seats' change in one batch with a move of r2's live game big enough that the frame
+  // grows the redo log past the limit (a live game's moves go to the redo log only, so the
+  // redo log is what refuses it, not SQLite).
+  std::uintmax_t largest = 0;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    largest = std::max(largest, entry.file_size());
+  }
+  RoomRecord refused = r;
+  refused.occupants[0] = SeatRecord{"p2", "Name p2", std::nullopt};
+  MoveRecord big = move("r2", 1, 1);
+  big.move = {{"padding", std::string(largest + (4 << 20), 'x')}};
+  Outcomes outcomes;
+  {
+    struct rlimit before {};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limited = before;
+    limited.rlim_cur = largest + (1 << 20);
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+    store->save_room(refused, outcomes.callback());
+    store->append_move(std::move(big), outcomes.callback());
+    store->flush();
+    ::setrlimit(RLIMIT_FSIZE, &before);
+    std::signal(SIGXFSZ, old_handler);
+  }
+  ASSERT_EQ(outcomes.failed, 2) << "the disk refused the batch";
+
+  RoomRecord moved = r;
+  moved.occupants[0] = SeatRecord{"p2", "Name p2", std::nullopt};
+  store->save_room(moved, outcomes.callback());
+  store->save_room(moved, outcomes.callback());  // the same seats again: nothing to write
+  store->flush();
+  EXPECT_EQ(outcomes.ok, 2);
+  store.reset();
+  const auto loaded = open()->load_room("r1");
+  ASSERT_TRUE(loaded);
+  const auto& seat = loaded->room.occupants[0];
+  ASSERT_TRUE(seat);
+  EXPECT_EQ(seat->player_id, "p2");
+  EXPECT_EQ(query("SELECT count(*) FROM room_seats WHERE room_id = 'r1' AND seat = 0"), 1);
+}
+
+// Pruning deletes a room with its seats: a later record of the room with the same seats (a
+// room still open in memory after its replay's retention) writes them again.
+TEST_F(SqliteStoreTest, APrunedRoomSavedAgainGetsItsSeatsBack) {
+  auto store = open();
+  store->save_player(player("p1"), nullptr);
+  const RoomRecord r = ended(started(room("r1", "p1"), 1, 5, 0));
+  store->save_room(r, nullptr);
+  store->flush();
+  store->prune_ended_rooms(*r.finished_ms + 1);
+  store->flush();
+  ASSERT_FALSE(store->load_room("r1"));
+  Outcomes outcomes;
+  store->save_room(r, outcomes.callback());
+  store->flush();
+  EXPECT_EQ(outcomes.ok, 1);
+  const auto loaded = store->load_room("r1");
+  ASSERT_TRUE(loaded);
+  ASSERT_TRUE(loaded->room.occupants[0]);
+  EXPECT_EQ(loaded->room.occupants[0]->player_id, "p1");
+  ASSERT_TRUE(loaded->room.occupants[2]);
+  EXPECT_EQ(loaded->room.occupants[2]->bot, "greedy");
 }
 
 // ---- secrets -------------------------------------------------------------------------------
