@@ -20,8 +20,8 @@ template <class T>
 class Fifo {
  public:
   // The capacity a drained queue keeps for its next items, about 128 bytes of them (eight
-  // frames, two deliveries); more is freed. A room of four holds a move's deliveries while
-  // its write is made durable: what it keeps for the next move is paid by every idle room.
+  // frames); more is freed. What a queue keeps for its next burst is paid by every idle
+  // connection and room that has one.
   static constexpr std::size_t kKeptCapacity = sizeof(T) >= 128 ? 1 : 128 / sizeof(T);
 
   bool empty() const { return head_ == items_.size(); }

@@ -20,7 +20,6 @@
 #include "games/external/external_game.h"
 #include "protocol/encode.h"
 #include "server/connection.h"
-#include "server/fifo.h"
 #include "server/frame.h"
 #include "server/identity.h"
 #include "server/store/store.h"
@@ -124,6 +123,7 @@ class WriteAheadGate {
   // Queues `delivery` in `out`, or holds it while a gating write is outstanding.
   void deliver(Outbox& out, Delivery delivery) {
     if (outstanding_ > 0) {
+      if (held_.capacity() == 0) held_ = take_storage();
       held_.push_back(std::move(delivery));
     } else {
       out.deliveries.push_back(std::move(delivery));
@@ -139,19 +139,43 @@ class WriteAheadGate {
   void durable(Outbox& out) {
     if (outstanding_ > 0) --outstanding_;
     if (outstanding_ > 0) return;
-    while (!held_.empty()) {
-      out.deliveries.push_back(std::move(held_.front()));
-      held_.pop_front();
-    }
+    for (Delivery& delivery : held_) out.deliveries.push_back(std::move(delivery));
+    give_back_storage();
   }
   // Forgets the held frames (a write failed: they must never go out).
-  void drop_held() { held_.clear(); }
+  void drop_held() { give_back_storage(); }
   int outstanding() const { return outstanding_; }
   std::size_t held() const { return held_.size(); }
 
  private:
+  // A room holds frames only while a move's write is made durable, every move of a durable
+  // room: the vector that holds them comes from a few kept per thread and goes back once they
+  // are out, so that holding them allocates nothing and an idle room keeps no capacity.
+  static constexpr std::size_t kKeptStorage = 8;
+  static constexpr std::size_t kLargestKept = 64;  // deliveries; a larger burst's is freed
+  static std::vector<std::vector<Delivery>>& kept() {
+    thread_local std::vector<std::vector<Delivery>> storage;
+    return storage;
+  }
+  static std::vector<Delivery> take_storage() {
+    auto& storage = kept();
+    if (storage.empty()) return {};
+    std::vector<Delivery> out = std::move(storage.back());
+    storage.pop_back();
+    return out;
+  }
+  void give_back_storage() {
+    std::vector<Delivery> used;
+    used.swap(held_);  // held_ is left without capacity
+    used.clear();
+    auto& storage = kept();
+    if (used.capacity() > 0 && used.capacity() <= kLargestKept && storage.size() < kKeptStorage) {
+      storage.push_back(std::move(used));
+    }
+  }
+
   int outstanding_ = 0;
-  Fifo<Delivery> held_;
+  std::vector<Delivery> held_;
 };
 
 }  // namespace parlor::server

@@ -74,13 +74,13 @@ Room::Room(net::io_context& io, TableSetup setup, Store* store, const ServerConf
       timer_(strand_) {}
 
 template <class Step>
-void Room::run(Step&& step) {
+void Room::run(Step&& step, bool deadlines_may_change) {
   const std::lock_guard lock(table_mutex_);
-  run_locked(std::forward<Step>(step));
+  run_locked(std::forward<Step>(step), deadlines_may_change);
 }
 
 template <class Step>
-void Room::run_locked(Step&& step) {
+void Room::run_locked(Step&& step, bool deadlines_may_change) {
   struct Running {
     Running() { ++t_tables_running; }
     ~Running() { --t_tables_running; }
@@ -89,7 +89,7 @@ void Room::run_locked(Step&& step) {
   } running;
   std::unique_ptr<Outbox> out = OutboxPool::take();
   step(table_, TableTime::now(), *out);
-  carry_out(*out);
+  carry_out(*out, deadlines_may_change);
   OutboxPool::give_back(std::move(out));
 }
 
@@ -249,7 +249,7 @@ void Room::resume_after_restore() {
 
 // ---- carrying out what the table decided -------------------------------------------------
 
-void Room::carry_out(Outbox& out) {
+void Room::carry_out(Outbox& out, bool deadlines_may_change) {
   // Writes first, in the table's order: the store completes them in that order.
   for (StoreWrite& w : out.writes) write(std::move(w));
   for (const MembershipChange& change : out.memberships) {
@@ -292,7 +292,7 @@ void Room::carry_out(Outbox& out) {
     if (hooks_.removed) hooks_.removed(id_, this);
     return;
   }
-  sync_timer();
+  if (deadlines_may_change) sync_timer();
 }
 
 void Room::write(StoreWrite w) {
@@ -323,6 +323,9 @@ void Room::write(StoreWrite w) {
 
 void Room::durable(WriteResult result) {
   const auto step = [result](Table& table, TableTime, Outbox& out) { table.durable(result, out); };
+  // A write made durable only lets held frames go: the table's deadlines are as they were,
+  // and the timer need not be looked at (a failed or fenced write changes them).
+  const bool deadlines_may_change = result != WriteResult::kDurable;
   // Only an event loop's thread at the end of its pass, outside any table: the store's
   // writer thread (or PostgreSQL's) never runs a room, and a thread inside a table's run does
   // not start another run of it. Completions come one at a time, in commit order, so
@@ -330,12 +333,12 @@ void Room::durable(WriteResult result) {
   if (EndOfPassCommits::on_this_thread() && t_tables_running == 0 &&
       durables_posted_.load(std::memory_order_acquire) == 0 && table_mutex_.try_lock()) {
     const std::lock_guard lock(table_mutex_, std::adopt_lock);
-    run_locked(step);
+    run_locked(step, deadlines_may_change);
     return;
   }
   durables_posted_.fetch_add(1, std::memory_order_relaxed);
-  net::post(strand_, [self = shared_from_this(), step] {
-    self->run(step);
+  net::post(strand_, [self = shared_from_this(), step, deadlines_may_change] {
+    self->run(step, deadlines_may_change);
     self->durables_posted_.fetch_sub(1, std::memory_order_release);
   });
 }

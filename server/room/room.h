@@ -99,16 +99,17 @@ class Room : public std::enable_shared_from_this<Room> {
 
  private:
   // On the strand: runs `step(table, now, outbox)` and carries out what it decided, holding
-  // table_mutex_ (run_locked: already held).
+  // table_mutex_ (run_locked: already held). `deadlines_may_change` false: the step cannot
+  // have moved the table's next deadline, so the timer is left as it is.
   template <class Step>
-  void run(Step&& step);
+  void run(Step&& step, bool deadlines_may_change = true);
   template <class Step>
-  void run_locked(Step&& step);
+  void run_locked(Step&& step, bool deadlines_may_change = true);
   // A gating write's completion, on the thread that committed it (in commit order): the
   // table learns it at once on an event loop's thread when nothing else runs it and no earlier
   // completion is still on its way through the strand; otherwise through the strand.
   void durable(WriteResult result);
-  void carry_out(Outbox& out);
+  void carry_out(Outbox& out, bool deadlines_may_change);
   void write(StoreWrite write);
   // Makes an external game's engine call; its answer comes back onto the strand.
   void call_engine(EngineRequest request);

@@ -435,8 +435,8 @@ void SqliteStore::run_writer() {
 }
 
 void SqliteStore::commit_pending() {
-  std::vector<Write> batch;
-  std::vector<char> ok;
+  std::vector<Write>& batch = pass_batch_;
+  std::vector<char>& ok = pass_ok_;
   for (;;) {
     std::unique_lock commit(commit_mutex_, std::try_to_lock);
     if (!commit.owns_lock()) {
@@ -478,9 +478,14 @@ void SqliteStore::take_batch(std::vector<Write>& batch, bool records_only) {
     if (records_only && !is_record(queue_[take])) break;
     ++take;
   }
-  const auto end = queue_.begin() + static_cast<std::ptrdiff_t>(take);
-  batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(end));
-  queue_.erase(queue_.begin(), end);
+  if (take == queue_.size()) {
+    // The usual case, the whole queue: the two vectors trade storage, nothing is moved.
+    batch.swap(queue_);
+  } else {
+    const auto end = queue_.begin() + static_cast<std::ptrdiff_t>(take);
+    batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(end));
+    queue_.erase(queue_.begin(), end);
+  }
   for (const auto& write : batch) {
     if (std::holds_alternative<FlushMarker>(write.record)) --flushes_queued_;
     if (write.for_writer) --writer_work_;

@@ -16,7 +16,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -166,13 +165,19 @@ class SqliteStore final : public Store {
   // their callbacks in queue order. Taken before mutex_, never while holding it.
   std::mutex commit_mutex_;
   std::unique_ptr<sqlite::Db> writer_db_;  // used only under commit_mutex_ after start
+  // An event loop's batch and its results (commit_pending), kept from pass to pass so that
+  // their storage is reused: taken only under commit_mutex_.
+  std::vector<Write> pass_batch_;
+  std::vector<char> pass_ok_;
   std::unique_ptr<Statements> statements_;
   std::unique_ptr<sqlite::Db> reader_db_;
   std::mutex reader_mutex_;
 
   mutable std::mutex mutex_;  // guards the queue and the counters below
   std::condition_variable wake_;
-  std::deque<Write> queue_;
+  // A vector, not a deque: a Write is large enough that a deque would allocate a block for
+  // every one or two, and a batch that takes the whole queue swaps storage with it.
+  std::vector<Write> queue_;
   std::size_t flushes_queued_ = 0;  // a flush waiting skips the batch window
   std::size_t writer_work_ = 0;     // queued writes that are the writer's (for_writer)
   // A pass found the commit lock held and left its writes to the holder: the writer, once it
