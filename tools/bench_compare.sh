@@ -13,6 +13,13 @@
 # first so that a machine's drift during a round falls on both sides. Both servers are pinned to
 # CPU 0 and both loads to CPU 1, as in every server benchmark here.
 #
+# PARLOR_BENCH_AT_ONCE=1 runs the two of a round at the same time instead, each
+# server_load.sh with its own server and load (both servers still on CPU 0, both loads on CPU
+# 1): each server then gets about half a core, but whatever the machine does during the round
+# (a virtual machine's steal, its interrupts' cost) falls on both alike. On a machine whose
+# speed drifts from run to run that is what makes a difference of a percent or two visible:
+# rounds run one after the other can differ by 20% between two runs of one binary.
+#
 # Prints each round's server CPU per move and moves/s for both, the ratio this/BASE per round,
 # and the median ratio with its spread (min-max). A ratio is only worth what the machine's
 # quiet is: run it with nothing else busy, and read the spread before the median.
@@ -46,10 +53,15 @@ echo "bench-compare: building this tree ($head_sha$(git diff --quiet HEAD || ech
 cmake --preset release >/dev/null
 cmake --build --preset release --target parlor-server parlor-load
 
-# One run: prints "CPU_US_PER_MOVE MOVES_PER_SECOND".
+# One run: prints "CPU_US_PER_MOVE MOVES_PER_SECOND" (of the run whose output is in $2 when
+# given, else of a run made here).
 run() {
   local out
-  out=$(tests/bench/server_load.sh "$1" "$rooms" "$think" "$seconds" "$store")
+  if [ -n "${2:-}" ]; then
+    out=$(cat "$2")
+  else
+    out=$(tests/bench/server_load.sh "$1" "$rooms" "$think" "$seconds" "$store")
+  fi
   local cpu rate
   cpu=$(sed -n 's/^server_cpu_us_per_move \([0-9.]*\)/\1/p' <<<"$out")
   rate=$(sed -n 's/.*"moves_per_second": *\([0-9.e+]*\).*/\1/p' <<<"$out")
@@ -62,12 +74,26 @@ run() {
 }
 
 results=$(mktemp)
-trap 'rm -f "$results"' EXIT
-echo "bench-compare: $rounds rounds of $rooms rooms x 4, think $think ms, $seconds s, store $store"
+base_out=$(mktemp)
+this_out=$(mktemp)
+trap 'rm -f "$results" "$base_out" "$this_out"' EXIT
+at_once=${PARLOR_BENCH_AT_ONCE:-0}
+echo "bench-compare: $rounds rounds of $rooms rooms x 4, think $think ms, $seconds s, store $store$(
+  [ "$at_once" = 1 ] && echo ', the two of a round at once')"
 printf '%-6s %-8s %14s %12s %14s %12s %8s\n' round first "BASE us/move" "BASE mv/s" \
   "this us/move" "this mv/s" ratio
 for r in $(seq 1 "$rounds"); do
-  if [ $((r % 2)) = 1 ]; then
+  if [ "$at_once" = 1 ]; then
+    tests/bench/server_load.sh "$src/build/release" "$rooms" "$think" "$seconds" "$store" \
+      >"$base_out" &
+    base_pid=$!
+    tests/bench/server_load.sh build/release "$rooms" "$think" "$seconds" "$store" >"$this_out" &
+    this_pid=$!
+    wait "$base_pid" "$this_pid"
+    base_run=$(run "$src/build/release" "$base_out")
+    this_run=$(run build/release "$this_out")
+    first=both
+  elif [ $((r % 2)) = 1 ]; then
     base_run=$(run "$src/build/release")
     this_run=$(run build/release)
     first=BASE
