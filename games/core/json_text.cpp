@@ -1,5 +1,8 @@
 #include "games/core/json_text.h"
 
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
 namespace parlor::json_text {
 
 void string(std::string& out, std::string_view text) {
@@ -42,6 +45,68 @@ void string(std::string& out, std::string_view text) {
   }
   out.append(text.data() + run, text.size() - run);
   out += '"';
+}
+
+namespace {
+// A string of any text: beyond ASCII, dump() checks that it is UTF-8 as it writes it.
+void any_string(std::string& out, const std::string& text) {
+  if (std::any_of(text.begin(), text.end(),
+                  [](char c) { return static_cast<unsigned char>(c) >= 0x80; })) {
+    out += nlohmann::json(text).dump();
+  } else {
+    string(out, text);
+  }
+}
+}  // namespace
+
+void value(std::string& out, const nlohmann::json& value) {
+  using Type = nlohmann::json::value_t;
+  switch (value.type()) {
+    case Type::null:
+      null(out);
+      return;
+    case Type::boolean:
+      boolean(out, value.get<bool>());
+      return;
+    case Type::number_integer:
+      integer(out, value.get<std::int64_t>());
+      return;
+    case Type::number_unsigned: {
+      char digits[24];
+      const auto end =
+          std::to_chars(digits, digits + sizeof digits, value.get<std::uint64_t>()).ptr;
+      out.append(digits, end);
+      return;
+    }
+    case Type::string:
+      any_string(out, value.get_ref<const std::string&>());
+      return;
+    case Type::array: {
+      out += '[';
+      Separator comma;
+      for (const auto& item : value) {
+        comma(out);
+        json_text::value(out, item);
+      }
+      out += ']';
+      return;
+    }
+    case Type::object: {
+      out += '{';
+      Separator comma;
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        comma(out);
+        any_string(out, it.key());
+        out += ':';
+        json_text::value(out, it.value());
+      }
+      out += '}';
+      return;
+    }
+    default:  // floating-point numbers, binary values, a discarded value
+      out += value.dump();
+      return;
+  }
 }
 
 }  // namespace parlor::json_text

@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "games/core/card.h"
 #include "games/core/card_set.h"
 
@@ -44,6 +46,13 @@ inline void null(std::string& out) { out += "null"; }
 // A string, escaped the way dump() escapes it (quotes, backslashes, control characters);
 // other bytes are copied, so it is only for valid UTF-8 (engine-made text always is).
 void string(std::string& out, std::string_view text);
+
+// Any JSON value, appended byte for byte as its dump() would write it: without dump()'s
+// string and serializer, so the durable store writes each move's text into a buffer it
+// reuses. A floating-point number, and a string with bytes beyond ASCII, are written by
+// dump() itself: its shortest round-trip number format is not repeated here, and it refuses
+// invalid UTF-8 (type_error 316) rather than write it.
+void value(std::string& out, const nlohmann::json& value);
 
 namespace detail {
 // Every card's two wire characters, by index ("2C" … "AS", "LJ", "BJ").

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <type_traits>
 
+#include "games/core/json_text.h"
 #include "server/store/sqlite_db.h"
 #include "server/store/sqlite_schema.h"
 #include "server/thread_name.h"
@@ -870,7 +871,10 @@ void SqliteStore::write_move(const MoveRecord& move) {
         "an earlier move of this game was not stored; refusing later ones "
         "so the log has no gap");
   }
-  const std::string text = move.move.dump();
+  // Into a buffer kept from move to move: a move's text costs no allocation.
+  move_text_.clear();
+  json_text::value(move_text_, move.move);
+  const std::string& text = move_text_;
   const auto live = live_.find(move.room_id);
   if (live != live_.end() && live->second->game_number == move.game_number) {
     // The room's live game: kept in memory and in the redo log only.

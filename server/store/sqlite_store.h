@@ -233,6 +233,7 @@ class SqliteStore final : public Store {
   std::uint64_t batch_number_ = 0;
   std::uint64_t carried_bytes_ = 0;  // the last new generation's first frame
   std::string payload_;
+  std::string move_text_;  // the text of the move being written (write_move)
   bool sql_open_ = false;
   std::thread writer_;
 };
