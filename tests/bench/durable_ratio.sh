@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Durable against in memory: ROUNDS pairs of tests/bench/server_load.sh, one with --store
 # sqlite (the default, durable) and one with --store none, 100 rooms x 4 flat out, and the
-# ratio of their server CPU per move (docs/BENCHMARKS.md, "Durability's cost").
+# ratio of their server CPU per move (docs/BENCHMARKS.md, "Leaner durable moves", which also
+# says why pairs at once lean against the durable server).
 #
 #   tests/bench/durable_ratio.sh BUILD_DIR [ROUNDS] [SECONDS]
 #   e.g. tests/bench/durable_ratio.sh build/release 8
