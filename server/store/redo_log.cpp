@@ -18,13 +18,13 @@ namespace {
 
 constexpr std::uint32_t kMagic = 0x4F445250;  // "PRDO" little-endian
 constexpr std::uint64_t kGrowth = 1 << 20;    // the file grows a megabyte at a time
+constexpr std::size_t kCrcOffset = 24;        // the header's CRC field
+static_assert(RedoLog::kHeaderBytes == kCrcOffset + 8);
 // The zeros are written in pieces this size. The page cache sizes a folio by the write that
 // creates it, and every later write into a folio walks all its blocks (ext4's write_begin):
 // zeros written a megabyte at once made each frame's pwrite walk 256 blocks, about 10 us of
 // CPU a commit on the benchmark machine (docs/BENCHMARKS.md, "Leaner durable moves").
 constexpr std::size_t kZeroPiece = 64 << 10;
-constexpr std::size_t kCrcOffset = 24;        // the header's CRC field
-static_assert(RedoLog::kHeaderBytes == kCrcOffset + 8);
 
 constexpr std::array<std::uint32_t, 256> make_crc_table() {
   std::array<std::uint32_t, 256> table{};

@@ -181,6 +181,10 @@ fi
 # installed system is overridden by flags (which win over the file): a free port, a scratch
 # data directory, the web client in the scratch root.
 server_flags=(--port 0 --data-dir "$work/state" --static-dir "$root$(setting static-dir)")
+# The files exist before the server starts: its redirections are made by the background child,
+# which a busy machine may not have run yet when the loop below first reads them.
+: >"$work/server.out"
+: >"$work/server.err"
 "$root/usr/bin/parlor-server" --config "$config" "${server_flags[@]}" \
   >"$work/server.out" 2>"$work/server.err" &
 server_pid=$!
