@@ -52,32 +52,6 @@ std::uint64_t seed_value(std::int64_t bits) { return static_cast<std::uint64_t>(
 
 std::string errno_text(int error) { return std::generic_category().message(error); }
 
-// A room's occupants as one string that differs whenever a seat's row would: each field with
-// its length, so that no name can make two seatings look alike.
-std::string seats_key(const std::vector<std::optional<SeatRecord>>& occupants) {
-  std::string key;
-  const auto field = [&key](const std::optional<std::string>& text) {
-    if (!text) {
-      key += '-';
-      return;
-    }
-    key += std::to_string(text->size());
-    key += ':';
-    key += *text;
-  };
-  for (const auto& occupant : occupants) {
-    if (!occupant) {
-      key += '_';
-      continue;
-    }
-    key += '+';
-    field(occupant->player_id);
-    field(occupant->name);
-    field(occupant->bot);
-  }
-  return key;
-}
-
 // Creates the directory and takes an exclusive lock on `<file>.lock`: two servers writing
 // one file would interleave their logs. The lock dies with the process (kill -9 included).
 int lock_data_dir(const std::filesystem::path& dir, const std::filesystem::path& file) {
@@ -718,9 +692,8 @@ void SqliteStore::write_room(const RoomRecord& room) {
   // The seats' rows only when they differ from what this store last wrote for the room: most
   // records (a game's start and its end) keep the seats, whose rows and index entries are
   // most of what a room record would change.
-  std::string seats = seats_key(room.occupants);
   const auto written = seats_written_.find(room.id);
-  const bool same_seats = written != seats_written_.end() && written->second == seats;
+  const bool same_seats = written != seats_written_.end() && written->second == room.occupants;
   s.savepoint.run();
   try {
     s.upsert_room.bind(1, room.id).bind(2, room.kind).bind(3, std::int64_t{room.seats});
@@ -763,7 +736,7 @@ void SqliteStore::write_room(const RoomRecord& room) {
     if (seats_written_.size() >= kMostSeatsWritten && written == seats_written_.end()) {
       seats_written_.clear();
     }
-    seats_written_.insert_or_assign(room.id, std::move(seats));
+    seats_written_.insert_or_assign(room.id, room.occupants);
   }
   if (ends_live_game) {
     undo_.push_back(

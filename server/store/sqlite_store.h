@@ -191,12 +191,12 @@ class SqliteStore final : public Store {
 
   // Under commit_mutex_: games with a failed move; their later moves are refused.
   std::set<std::pair<std::string, int>> broken_games_;
-  // Under commit_mutex_: the seats (seats_key) this store last wrote for each room, so that a
+  // Under commit_mutex_: the seats this store last wrote for each room, so that a
   // room record whose seats did not change leaves their rows alone. Forgotten, and the seats
   // written again, when a batch fails, when ended rooms are pruned, and past
   // kMostSeatsWritten rooms (a room not written for long costs no memory for ever).
   static constexpr std::size_t kMostSeatsWritten = 1 << 16;
-  std::unordered_map<std::string, std::string> seats_written_;
+  std::unordered_map<std::string, std::vector<std::optional<SeatRecord>>> seats_written_;
 
   // The live game of each room — its current game while the room is waiting or playing — and
   // its moves, which are in the redo log and nowhere in the file until the room record that

@@ -92,6 +92,8 @@ struct SeatRecord {
   std::optional<std::string> player_id;  // nullopt: a bot added with add_bot
   std::string name;
   std::optional<std::string> bot;  // the strategy while a bot plays the seat
+
+  friend bool operator==(const SeatRecord&, const SeatRecord&) = default;
 };
 
 struct RoomRecord {
