@@ -10,9 +10,9 @@
 #    time is spent matching the checks over Beast's, Asio's and the standard library's
 #    templates, which a batch instantiates once for its eight files: the pass takes about a
 #    quarter of the time it takes file by file. A source that is in no batch of library
-#    sources only is checked on its own, with BUILD_DIR's compile command.
-# 2. The static analyzer (the clang-analyzer-* checks), file by file with BUILD_DIR's compile
-#    commands: it analyzes the functions of the main file only, which in a batch is the
+#    sources only is checked on its own, with its own compile command.
+# 2. The static analyzer (the clang-analyzer-* checks), file by file with per-file compile
+#    commands (below): it analyzes the functions of the main file only, which in a batch is the
 #    generated file. It runs in its shallow mode, which follows fewer calls into other
 #    functions and explores fewer paths per function, and still finds a null dereference, a
 #    leak or a use after move within a function. `--deep` runs the analyzer's default,
@@ -54,6 +54,17 @@ build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")"
 cmake -S "$root" -B "$unity" -G "${generator:-Ninja}" -DCMAKE_BUILD_TYPE="${build_type:-Release}" \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DPARLOR_BUILD_BENCHMARKS=OFF \
   >"$out" 2>&1 || { cat "$out"; echo "run_clang_tidy: configuring $unity failed"; exit 1; }
+# The per-file compile commands of passes 1 (the sources in no batch) and 2: BUILD_DIR's, or,
+# when BUILD_DIR is itself a unity build (the release preset), a configuration of its own
+# without batches (BUILD_DIR/clang-tidy-files, configured, never built).
+files_db="$build"
+unity_build="$(sed -n 's/^CMAKE_UNITY_BUILD:[A-Z]*=//p' "$build/CMakeCache.txt")"
+if [[ "${unity_build^^}" =~ ^(ON|TRUE|YES|Y|1)$ ]]; then
+  files_db="$build/clang-tidy-files"
+  cmake -S "$root" -B "$files_db" -G "${generator:-Ninja}" -DCMAKE_BUILD_TYPE="${build_type:-Release}" \
+    -DCMAKE_UNITY_BUILD=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DPARLOR_BUILD_BENCHMARKS=OFF \
+    >"$out" 2>&1 || { cat "$out"; echo "run_clang_tidy: configuring $files_db failed"; exit 1; }
+fi
 declare -A linted=() covered=()
 for f in "${files[@]}"; do linted["$root/$f"]=1; done
 batches=()
@@ -90,13 +101,13 @@ done
 printf '%s\n' "${batches[@]}" | xargs -r -P2 -n1 clang-tidy -p "$unity" "${common[@]}" \
   '--checks=-clang-analyzer-*' >>"$out" 2>/dev/null || true
 if ((${#alone[@]})); then
-  printf '%s\n' "${alone[@]}" | xargs -r -P2 -n2 clang-tidy -p "$build" "${common[@]}" \
+  printf '%s\n' "${alone[@]}" | xargs -r -P2 -n2 clang-tidy -p "$files_db" "${common[@]}" \
     '--checks=-clang-analyzer-*' >>"$out" 2>/dev/null || true
 fi
 
 pass1=$((SECONDS - started))
 # ---- pass 2: the static analyzer, file by file -------------------------------------------
-printf '%s\n' "${files[@]}" | xargs -P2 -n4 clang-tidy -p "$build" "${common[@]}" \
+printf '%s\n' "${files[@]}" | xargs -P2 -n4 clang-tidy -p "$files_db" "${common[@]}" \
   '--checks=-*,clang-analyzer-*' "${analyzer_mode[@]}" >>"$out" 2>/dev/null || true
 
 # A batch names its sources in #include lines, which bugprone-suspicious-include reports in

@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-fs::path test_dir(const std::string& name) { return scratch_dir("backup-test", name); }
+fs::path backup_test_dir(const std::string& name) { return scratch_dir("backup-test", name); }
 
 std::string script(const std::string& name) {
   return (fs::path(PARLOR_SOURCE_DIR) / "deploy/backup" / name).string();
@@ -80,7 +80,7 @@ std::int64_t restore_and_resume(const fs::path& backup, const fs::path& dir,
   server = std::make_unique<ServerProcess>(
       PARLOR_SERVER_BINARY,
       std::vector<std::string>{"--dev", "--store", "sqlite", "--data-dir", dir.string()},
-      test_dir("logs"), name);
+      backup_test_dir("logs"), name);
   const std::string started = server->start();
   EXPECT_EQ(started, "");
   if (!started.empty()) return -1;
@@ -93,12 +93,12 @@ std::int64_t restore_and_resume(const fs::path& backup, const fs::path& dir,
 }
 
 TEST(Backup, AnOnlineBackupRestoresTheGameWhereItsLastAcknowledgedMoveLeftIt) {
-  const fs::path source = test_dir("source");
-  const fs::path target = test_dir("target");
-  const fs::path backup = test_dir("backups") / "parlor-backup.db";
+  const fs::path source = backup_test_dir("source");
+  const fs::path target = backup_test_dir("target");
+  const fs::path backup = backup_test_dir("backups") / "parlor-backup.db";
   ServerProcess first(PARLOR_SERVER_BINARY,
                       {"--dev", "--store", "sqlite", "--data-dir", source.string()},
-                      test_dir("logs"), "first");
+                      backup_test_dir("logs"), "first");
   ASSERT_EQ(first.start(), "");
   Game game = start_game(first.port());
   // Who leads Big Two depends on the deal: alice's first state push says; it goes back to her
@@ -147,11 +147,11 @@ TEST(Backup, AnOnlineBackupRestoresTheGameWhereItsLastAcknowledgedMoveLeftIt) {
 // copies overwrites that file; the backup then refuses and leaves nothing. Here the file is
 // emptied by hand (the server stopped), which is what the check sees after such a race.
 TEST(Backup, ABackupWhoseRedoLogNoLongerHoldsItsSnapshotsGenerationIsRefused) {
-  const fs::path source = test_dir("moved-source");
-  const fs::path backup = test_dir("moved-backups") / "parlor-backup.db";
+  const fs::path source = backup_test_dir("moved-source");
+  const fs::path backup = backup_test_dir("moved-backups") / "parlor-backup.db";
   ServerProcess server(PARLOR_SERVER_BINARY,
                        {"--dev", "--store", "sqlite", "--data-dir", source.string()},
-                       test_dir("logs"), "moved");
+                       backup_test_dir("logs"), "moved");
   ASSERT_EQ(server.start(), "");
   ASSERT_EQ(server.kill_now(), "");
   for (const char* log : {"parlor.db.redo-0", "parlor.db.redo-1"}) {

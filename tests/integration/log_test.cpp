@@ -23,7 +23,7 @@ using namespace std::chrono_literals;
 // A seed no timestamp, id or count in the log could contain by chance.
 constexpr std::uint64_t kSeed = 9'087'654'321'987ULL;
 
-fs::path test_dir(const std::string& name) { return scratch_dir("log-test", name); }
+fs::path log_test_dir(const std::string& name) { return scratch_dir("log-test", name); }
 
 std::vector<std::string> lines_of(const fs::path& file) {
   std::ifstream in(file);
@@ -42,7 +42,7 @@ struct Session {
 
 // A player creates a Big Two room with a fixed seed, a bot joins, the game starts and the
 // player sends a move no rules accept (logged at debug as move_refused).
-Session play(unsigned short port) {
+Session play_a_refused_move(unsigned short port) {
   Session out;
   TestClient client("127.0.0.1", port);
   const Json welcome = client.hello("alice");
@@ -86,9 +86,9 @@ const Json* find_event(const std::vector<Json>& lines, const std::string& event)
 TEST(Logs, JsonLinesNameTheRoomAndPlayerAndNeverATokenOrSeed) {
   ServerProcess server(PARLOR_SERVER_BINARY,
                        {"--dev", "--store", "none", "--log-format", "json", "--log-level", "debug"},
-                       test_dir("json"), "server");
+                       log_test_dir("json"), "server");
   ASSERT_EQ(server.start(), "");
-  const Session session = play(server.port());
+  const Session session = play_a_refused_move(server.port());
   ASSERT_FALSE(session.token.empty());
   server.kill_now();
 
@@ -123,7 +123,7 @@ TEST(Logs, JsonLinesNameTheRoomAndPlayerAndNeverATokenOrSeed) {
 // The level from the config file, the format from the environment: the same play as above
 // logs its game_started line as JSON, and no debug line.
 TEST(Logs, LevelAndFormatComeFromTheConfigFileAndTheEnvironment) {
-  const fs::path dir = test_dir("layers");
+  const fs::path dir = log_test_dir("layers");
   const fs::path config = dir / "parlor.conf";
   std::ofstream(config) << "log-level = info\nlog-format = text\n";
   // Over the file's text; set before the server's process is spawned, while this test has no
@@ -134,7 +134,7 @@ TEST(Logs, LevelAndFormatComeFromTheConfigFileAndTheEnvironment) {
   const std::string started = server.start();
   ::unsetenv("PARLOR_LOG_FORMAT");  // NOLINT(concurrency-mt-unsafe)
   ASSERT_EQ(started, "");
-  const Session session = play(server.port());
+  const Session session = play_a_refused_move(server.port());
   server.kill_now();
 
   const std::vector<Json> lines = json_lines(server.log());
@@ -160,7 +160,7 @@ TEST(Logs, ABadLogSettingStopsTheStartNamingItsKey) {
   EXPECT_EQ(run_refused("", "PARLOR_LOG_LEVEL=verbose", error), 2);
   EXPECT_NE(error.find("PARLOR_LOG_LEVEL"), std::string::npos) << error;
 
-  const fs::path config = test_dir("refused") / "bad.conf";
+  const fs::path config = log_test_dir("refused") / "bad.conf";
   std::ofstream(config) << "# levels\nlog-level = loud\n";
   EXPECT_EQ(run_refused("--config " + config.string(), "", error), 2);
   EXPECT_NE(error.find(config.string() + ":2:"), std::string::npos) << error;

@@ -25,7 +25,7 @@ std::pair<std::string, int> run(const std::string& command) {
   return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
 }
 
-std::string url_of(const ServerFixture& server) {
+std::string ws_url_of(const ServerFixture& server) {
   return "ws://127.0.0.1:" + std::to_string(server.port()) + "/ws";
 }
 
@@ -35,7 +35,7 @@ TEST(RefusalHint, ParlorLoadSaysWhichLimitRefusedIt) {
   ServerFixture server(config);
   // One room of four seats needs four connections; the server admits two.
   const auto [out, status] =
-      run(std::string(PARLOR_LOAD_PATH) + " --url " + url_of(server) +
+      run(std::string(PARLOR_LOAD_PATH) + " --url " + ws_url_of(server) +
           " --game bigtwo --rooms 1 --seats 4 --duration 1 --ramp-ms 0 --json");
   EXPECT_EQ(status, 1) << out;
   EXPECT_NE(out.find("connection_handshake_429"), std::string::npos) << out;
@@ -50,7 +50,7 @@ TEST(RefusalHint, ParlorBotSaysWhichLimitRefusedIt) {
   config.max_connections_per_ip = 1;
   ServerFixture server(config);
   auto holder = server.player("holder");  // the one place this address has
-  const auto [out, status] = run(std::string(PARLOR_BOT_PATH) + " --url " + url_of(server) +
+  const auto [out, status] = run(std::string(PARLOR_BOT_PATH) + " --url " + ws_url_of(server) +
                                  " --create bigtwo --seats 2 --max-seconds 2 --quiet");
   EXPECT_NE(status, 0) << out;
   EXPECT_NE(out.find("server refused: too many connections from this address (429)"),
