@@ -13,7 +13,7 @@
 # Sized for CI, where `make test` must finish within 45 minutes on a fresh two-core machine:
 # both configurations are unity builds (a batch of eight server files compiles in 0.58 of
 # the CPU time of the eight alone), their builds run beside the release suite, self-play is
-# capped and each fuzz target runs 20 s (docs/ARCHITECTURE.md, "Sanitizers in make test", has
+# capped and each fuzz target runs 10 s (docs/ARCHITECTURE.md, "Sanitizers in make test", has
 # the measured times, and what is still over the budget). `make asan` (every test under ASan and UBSan), `make tsan` (every server
 # test under TSan) and `make fuzz` (longer fuzz runs) go further by hand.
 #
@@ -22,14 +22,15 @@
 # `build` only builds both configurations: `make test` runs it at the lowest CPU and I/O
 # priority beside the release suite, whose tests leave a core idle much of the time (waiting
 # on servers, timers and the browser), then runs `all`, which finds them built. SMOKE_SECONDS
-# defaults to 20 (PARLOR_FUZZ_SMOKE_SECONDS also sets it).
+# defaults to 10: each target replays its corpus and mutates for the rest; `make fuzz` fuzzes
+# for longer (PARLOR_FUZZ_SMOKE_SECONDS also sets it).
 #
 # Each fuzz run prints libFuzzer's seed; PARLOR_SEED=N runs every target from seed N.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=all
 case "${1:-}" in build | all) mode=$1 && shift ;; esac
-smoke=${1:-${PARLOR_FUZZ_SMOKE_SECONDS:-20}}
+smoke=${1:-${PARLOR_FUZZ_SMOKE_SECONDS:-10}}
 command -v clang++-14 >/dev/null || {
   echo "sanitize: clang++-14 is not installed (deploy/install-deps.sh installs it)"
   exit 1
