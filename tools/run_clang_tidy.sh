@@ -51,9 +51,13 @@ started=$SECONDS
 unity="$build/clang-tidy-unity"
 generator="$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$build/CMakeCache.txt")"
 build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")"
-cmake -S "$root" -B "$unity" -G "${generator:-Ninja}" -DCMAKE_BUILD_TYPE="${build_type:-Release}" \
-  -DCMAKE_UNITY_BUILD=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DPARLOR_BUILD_BENCHMARKS=OFF \
-  >"$out" 2>&1 || { cat "$out"; echo "run_clang_tidy: configuring $unity failed"; exit 1; }
+# configure DIR ON|OFF: a configuration of the project for clang-tidy's compile commands only.
+configure() {
+  cmake -S "$root" -B "$1" -G "${generator:-Ninja}" -DCMAKE_BUILD_TYPE="${build_type:-Release}" \
+    -DCMAKE_UNITY_BUILD="$2" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DPARLOR_BUILD_BENCHMARKS=OFF \
+    >"$out" 2>&1 || { cat "$out"; echo "run_clang_tidy: configuring $1 failed"; exit 1; }
+}
+configure "$unity" ON
 # The per-file compile commands of passes 1 (the sources in no batch) and 2: BUILD_DIR's, or,
 # when BUILD_DIR is itself a unity build (the release preset), a configuration of its own
 # without batches (BUILD_DIR/clang-tidy-files, configured, never built).
@@ -61,9 +65,7 @@ files_db="$build"
 unity_build="$(sed -n 's/^CMAKE_UNITY_BUILD:[A-Z]*=//p' "$build/CMakeCache.txt")"
 if [[ "${unity_build^^}" =~ ^(ON|TRUE|YES|Y|1)$ ]]; then
   files_db="$build/clang-tidy-files"
-  cmake -S "$root" -B "$files_db" -G "${generator:-Ninja}" -DCMAKE_BUILD_TYPE="${build_type:-Release}" \
-    -DCMAKE_UNITY_BUILD=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DPARLOR_BUILD_BENCHMARKS=OFF \
-    >"$out" 2>&1 || { cat "$out"; echo "run_clang_tidy: configuring $files_db failed"; exit 1; }
+  configure "$files_db" OFF
 fi
 declare -A linted=() covered=()
 for f in "${files[@]}"; do linted["$root/$f"]=1; done
