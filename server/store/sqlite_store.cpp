@@ -203,8 +203,8 @@ struct SqliteStore::Statements {
                       " AND NOT EXISTS (SELECT 1 FROM ratings WHERE ratings.player_id = players.id)"
                       " AND NOT EXISTS (SELECT 1 FROM room_seats"
                       " WHERE room_seats.player_id = players.id)"
-                      " AND NOT EXISTS (SELECT 1 FROM rooms WHERE rooms.creator_id = players.id)") {
-  }
+                      " AND NOT EXISTS (SELECT 1 FROM rooms WHERE rooms.creator_id = players.id)"
+                      " RETURNING id") {}
 
   Statement begin, commit, rollback, savepoint, release, rollback_to;
   Statement upsert_player, upsert_room, delete_seats, insert_seat, upsert_game, insert_move;
@@ -261,13 +261,17 @@ void SqliteStore::close() {
   }
   wake_.notify_one();
   if (writer_.joinable()) writer_.join();
-  // An event loop's thread may still be committing a batch it took before the writer drained
-  // the queue: the connection closes after it.
-  std::lock_guard commit(commit_mutex_);
-  // Statements before their connections; the last connection to close checkpoints the WAL.
-  for (auto& log : redo_) log.reset();
-  statements_.reset();
-  writer_db_.reset();
+  {
+    // An event loop's thread may still be committing a batch it took before the writer
+    // drained the queue: the connection closes after it, with SQLite up to date.
+    std::lock_guard commit(commit_mutex_);
+    apply_pending();
+    // Statements before their connections; the last connection to close checkpoints the WAL.
+    for (auto& log : redo_) log.reset();
+    statements_.reset();
+    writer_db_.reset();
+  }
+  // Apart: a reader takes the commit lock inside its own (pin_current).
   {
     std::lock_guard lock(reader_mutex_);
     reader_db_.reset();
@@ -371,8 +375,25 @@ void SqliteStore::run_writer() {
   std::vector<char> ok;
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(
-        lock, [this] { return writer_work_ > 0 || pass_skipped_ || generation_due_ || stopping_; });
+    const auto work = [this] {
+      return writer_work_ > 0 || pass_skipped_ || generation_due_ || apply_due_ || stopping_;
+    };
+    if (apply_at_) {
+      // Records wait for SQLite: they are written by then even if nothing else comes.
+      if (!wake_.wait_until(lock, *apply_at_, work)) apply_due_ = true;
+    } else {
+      wake_.wait(lock, work);
+    }
+    if (apply_due_ && !stopping_) {
+      apply_due_ = false;
+      lock.unlock();
+      {
+        std::lock_guard commit(commit_mutex_);
+        apply_pending();
+      }
+      lock.lock();
+      continue;
+    }
     if (generation_due_) {
       generation_due_ = false;
       lock.unlock();
@@ -501,111 +522,6 @@ void SqliteStore::commit_and_report(std::vector<Write>& batch, std::vector<char>
   batch.clear();
 }
 
-bool SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok) {
-  ok.assign(batch.size(), 0);
-  std::lock_guard live_lock(live_mutex_);
-  undo_.clear();
-  payload_.clear();
-  sql_open_ = false;
-  const auto roll_back = [&] {
-    if (!sql_open_) return;
-    sql_open_ = false;
-    try {
-      if (writer_db_->in_transaction()) statements_->rollback.run();
-    } catch (const Error& rollback_error) {
-      report(std::string("ROLLBACK failed: ") + rollback_error.what());
-    }
-  };
-  const auto fail_all = [&](const std::string& why) {
-    report("a batch of " + std::to_string(batch.size()) + " writes was not stored: " + why);
-    roll_back();
-    undo_live();
-    seats_written_.clear();  // this batch's may not be in the file: rewritten next time
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      const auto& record = batch[i].record;
-      if (const auto* move = std::get_if<MoveRecord>(&record)) {
-        broken_games_.emplace(move->room_id, move->game_number);
-      }
-      ok[i] = std::holds_alternative<FlushMarker>(record) ? 1 : 0;
-    }
-    return false;
-  };
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    if (std::holds_alternative<FlushMarker>(batch[i].record)) {
-      ok[i] = 1;
-      continue;
-    }
-    ok[i] = write_one(batch[i]) ? 1 : 0;
-    if (sql_open_ && !writer_db_->in_transaction()) {
-      // SQLite rolled the whole transaction back (disk full, I/O error): nothing is stored.
-      sql_open_ = false;
-      return fail_all("SQLite rolled the transaction back");
-    }
-  }
-  if (payload_.empty()) {  // only flushes, or every write refused: nothing to make durable
-    roll_back();
-    undo_.clear();
-    return true;
-  }
-  // The frame is durable before SQLite commits, and names its batch in the same transaction:
-  // recovery replays exactly the frames the file does not have.
-  const std::uint64_t number = batch_number_ + 1;
-  RedoLog& log = *redo_[generation_ % 2];
-  try {
-    if (sql_open_) {
-      statements_->set_redo.bind(1, static_cast<std::int64_t>(generation_))
-          .bind(2, static_cast<std::int64_t>(number))
-          .run();
-    }
-    log.append(generation_, number, payload_,
-               options_.synchronous == SqliteStoreOptions::Synchronous::kFull);
-  } catch (const std::exception& e) {
-    statements_->set_redo.reset();
-    return fail_all(std::string("the redo log was not written: ") + e.what());
-  }
-  if (sql_open_) {
-    try {
-      statements_->commit.run();
-      sql_open_ = false;
-    } catch (const Error& error) {
-      // The frame must not be replayed: the batch is reported failed.
-      try {
-        log.retract_last();
-      } catch (const std::exception& e) {
-        report(std::string("the redo log's last frame could not be taken back (the next batch "
-                           "overwrites it): ") +
-               e.what());
-      }
-      return fail_all(std::string("COMMIT failed: ") + error.what());
-    }
-  }
-  batch_number_ = number;
-  undo_.clear();
-  if (generation_full()) {
-    if (EndOfPassCommits::on_this_thread()) {
-      // Copying the live games forward and SQLite's fsync take a while: not on an event loop.
-      {
-        std::lock_guard lock(mutex_);
-        generation_due_ = true;
-      }
-      wake_.notify_one();
-    } else {
-      start_generation();
-    }
-  }
-  return true;
-}
-
-bool SqliteStore::generation_full() const {
-  return redo_[generation_ % 2]->tail() > std::max(options_.redo_rotate_bytes, 2 * carried_bytes_);
-}
-
-void SqliteStore::begin_sql() {
-  if (sql_open_) return;
-  statements_->begin.run();
-  sql_open_ = true;
-}
-
 namespace {
 // What a write is, for the report of its refusal (built only then: not per move stored).
 template <typename Record>
@@ -629,6 +545,302 @@ std::string describe(const Record& record) {
 }
 }  // namespace
 
+bool SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok) {
+  ok.assign(batch.size(), 0);
+  std::lock_guard live_lock(live_mutex_);
+  undo_.clear();
+  payload_.clear();
+  sql_open_ = false;
+  // The records of earlier batches that wait for SQLite: this batch's come after them.
+  const std::size_t waiting_before = waiting_sql_.size();
+  players_added_.clear();
+  players_removed_.clear();
+  bool flushes = false;
+  const auto roll_back = [&] {
+    if (!sql_open_) return;
+    sql_open_ = false;
+    seats_written_.clear();  // the transaction's may not be in the file: rewritten next time
+    try {
+      if (writer_db_->in_transaction()) statements_->rollback.run();
+    } catch (const Error& rollback_error) {
+      report(std::string("ROLLBACK failed: ") + rollback_error.what());
+    }
+  };
+  const auto fail_all = [&](const std::string& why) {
+    report("a batch of " + std::to_string(batch.size()) + " writes was not stored: " + why);
+    roll_back();
+    undo_live();
+    waiting_sql_.erase(waiting_sql_.begin() + static_cast<std::ptrdiff_t>(waiting_before),
+                       waiting_sql_.end());
+    for (const std::string& id : players_added_) known_players_.erase(id);
+    for (std::string& id : players_removed_) known_players_.insert(std::move(id));
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const auto& record = batch[i].record;
+      if (const auto* move = std::get_if<MoveRecord>(&record)) {
+        broken_games_.emplace(move->room_id, move->game_number);
+      }
+      ok[i] = std::holds_alternative<FlushMarker>(record) ? 1 : 0;
+    }
+    return false;
+  };
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (std::holds_alternative<FlushMarker>(batch[i].record)) {
+      ok[i] = 1;
+      flushes = true;
+      continue;
+    }
+    ok[i] = write_one(batch[i]) ? 1 : 0;
+    if (sql_open_ && !writer_db_->in_transaction()) {
+      // SQLite rolled the whole transaction back (disk full, I/O error): nothing is stored.
+      sql_open_ = false;
+      return fail_all("SQLite rolled the transaction back");
+    }
+  }
+  if (payload_.empty()) {  // only flushes, or every write refused: nothing to make durable
+    roll_back();
+    undo_.clear();
+    // A flush leaves SQLite's file with everything committed before it.
+    if (flushes) apply_pending();
+    return true;
+  }
+  // The frame is durable before SQLite commits anything of it, and SQLite names the last
+  // batch it has in the same transaction: recovery replays exactly the frames the file lacks.
+  const std::uint64_t number = batch_number_ + 1;
+  RedoLog& log = *redo_[generation_ % 2];
+  try {
+    if (sql_open_) {
+      statements_->set_redo.bind(1, static_cast<std::int64_t>(generation_))
+          .bind(2, static_cast<std::int64_t>(number))
+          .run();
+    }
+    log.append(generation_, number, payload_,
+               options_.synchronous == SqliteStoreOptions::Synchronous::kFull);
+  } catch (const std::exception& e) {
+    statements_->set_redo.reset();
+    return fail_all(std::string("the redo log was not written: ") + e.what());
+  }
+  if (sql_open_) {
+    try {
+      statements_->commit.run();
+      sql_open_ = false;
+      waiting_sql_.clear();  // written in this transaction (sql_now)
+    } catch (const Error& error) {
+      // The frame must not be replayed: the batch is reported failed.
+      try {
+        log.retract_last();
+      } catch (const std::exception& e) {
+        report(std::string("the redo log's last frame could not be taken back (the next batch "
+                           "overwrites it): ") +
+               e.what());
+      }
+      return fail_all(std::string("COMMIT failed: ") + error.what());
+    }
+  }
+  batch_number_ = number;
+  undo_.clear();
+  const auto now = std::chrono::steady_clock::now();
+  if (waiting_before == 0 && !waiting_sql_.empty()) {
+    waiting_since_ = now;
+    {
+      std::lock_guard lock(mutex_);
+      apply_at_ = now + options_.database_lag;
+    }
+    wake_.notify_one();
+  }
+  if (flushes) {
+    apply_pending();
+  } else if (apply_due(now)) {
+    if (EndOfPassCommits::on_this_thread()) {
+      // SQLite's statements for a second of records take a while: not on an event loop.
+      {
+        std::lock_guard lock(mutex_);
+        apply_due_ = true;
+      }
+      wake_.notify_one();
+    } else {
+      apply_pending();
+    }
+  }
+  if (generation_full()) {
+    if (EndOfPassCommits::on_this_thread()) {
+      // Copying the live games forward and SQLite's fsync take a while: not on an event loop.
+      {
+        std::lock_guard lock(mutex_);
+        generation_due_ = true;
+      }
+      wake_.notify_one();
+    } else {
+      start_generation();
+    }
+  }
+  return true;
+}
+
+// ---- SQLite, brought up to date from the records the batches left ------------------------
+
+bool SqliteStore::apply_due(std::chrono::steady_clock::time_point now) const {
+  return !waiting_sql_.empty() && (waiting_sql_.size() >= options_.most_records_waiting ||
+                                   now - waiting_since_ >= options_.database_lag);
+}
+
+void SqliteStore::to_sql(SqlWork work) {
+  if (sql_open_) {
+    write_sql(work);
+  } else {
+    waiting_sql_.push_back(std::move(work));
+  }
+}
+
+void SqliteStore::sql_now() {
+  if (sql_open_) return;
+  begin_sql();
+  if (!write_sql(waiting_sql_)) throw std::runtime_error("SQLite rolled the transaction back");
+}
+
+bool SqliteStore::apply_pending() {
+  if (!writer_db_) return true;
+  // Tried again a while later if it fails; nothing is due once it succeeds.
+  const auto retry_at = [this](std::optional<std::chrono::steady_clock::time_point> when) {
+    std::lock_guard lock(mutex_);
+    apply_at_ = when;
+  };
+  if (waiting_sql_.empty()) {
+    retry_at(std::nullopt);
+    return true;
+  }
+  try {
+    begin_sql();
+    if (!write_sql(waiting_sql_)) {
+      sql_open_ = false;
+      seats_written_.clear();
+      report(
+          "the database was not brought up to date from the redo log (SQLite rolled the "
+          "transaction back); " +
+          std::to_string(waiting_sql_.size()) + " records wait for the next try");
+      retry_at(std::chrono::steady_clock::now() + options_.database_lag);
+      return false;
+    }
+    statements_->set_redo.bind(1, static_cast<std::int64_t>(generation_))
+        .bind(2, static_cast<std::int64_t>(batch_number_))
+        .run();
+    statements_->commit.run();
+    sql_open_ = false;
+  } catch (const Error& error) {
+    statements_->set_redo.reset();
+    sql_open_ = false;
+    seats_written_.clear();
+    try {
+      if (writer_db_->in_transaction()) statements_->rollback.run();
+    } catch (const Error& rollback_error) {
+      report(std::string("ROLLBACK failed: ") + rollback_error.what());
+    }
+    report("the database was not brought up to date from the redo log (" +
+           std::string(error.what()) + "); " + std::to_string(waiting_sql_.size()) +
+           " records wait for the next try");
+    retry_at(std::chrono::steady_clock::now() + options_.database_lag);
+    return false;
+  }
+  waiting_sql_.clear();
+  retry_at(std::nullopt);
+  return true;
+}
+
+namespace {
+// The room a record of SQL work belongs to, if any.
+template <typename Work>
+const std::string* room_of(const Work& work) {
+  if constexpr (requires { work.room_id; }) {
+    return &work.room_id;
+  } else {
+    return nullptr;
+  }
+}
+}  // namespace
+
+bool SqliteStore::write_sql(const std::vector<SqlWork>& work) {
+  // From the last record back: a room's record is left out when the next record of the room
+  // is of the same game (its game row, its room row and its seats are all rewritten by that
+  // one), unless an archive or a rating of the room comes between, which needs the game row
+  // as it was. A prune keeps everything before it.
+  std::vector<char> superseded(work.size(), 0);
+  std::unordered_map<std::string_view, int> next_game;  // room -> game of its next record
+  for (std::size_t i = work.size(); i-- > 0;) {
+    if (const auto* room = std::get_if<RoomRecord>(&work[i])) {
+      const auto next = next_game.find(room->id);
+      superseded[i] = next != next_game.end() && next->second == room->game_number;
+      next_game.insert_or_assign(room->id, room->game_number);
+    } else if (std::holds_alternative<PruneRoomsBefore>(work[i]) ||
+               std::holds_alternative<PrunePlayersBefore>(work[i])) {
+      next_game.clear();
+    } else if (const std::string* room_id =
+                   std::visit([](const auto& value) { return room_of(value); }, work[i])) {
+      next_game.erase(*room_id);
+    }
+  }
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    if (superseded[i]) continue;
+    try {
+      write_sql(work[i]);
+    } catch (const std::exception& e) {
+      const std::string what = std::visit(
+          [](const auto& value) -> std::string {
+            if constexpr (std::is_same_v<std::decay_t<decltype(value)>, ArchivedGame>) {
+              return "the moves of room " + value.room_id + " game " +
+                     std::to_string(value.game_number);
+            } else {
+              return describe(value);
+            }
+          },
+          work[i]);
+      report(what + " was not written to the database (it stays in the redo log): " + e.what());
+    }
+    if (!writer_db_->in_transaction()) return false;
+  }
+  return true;
+}
+
+void SqliteStore::write_sql(const SqlWork& work) {
+  if (const auto* player = std::get_if<PlayerRecord>(&work)) {
+    write_player(*player);
+  } else if (const auto* room = std::get_if<RoomRecord>(&work)) {
+    write_room(*room);
+  } else if (const auto* rated = std::get_if<RatedGameRecord>(&work)) {
+    write_rated_game(*rated);
+  } else if (const auto* game = std::get_if<ArchivedGame>(&work)) {
+    // A finished game's moves in one row, in append order: from then on readers take the
+    // game from packed_moves and `moves` only.
+    auto& insert = statements_->insert_packed;
+    insert.bind(1, game->room_id).bind(2, std::int64_t{game->game_number});
+    insert.bind(3, game->packed).run();
+  } else if (const auto* prune = std::get_if<PruneRoomsBefore>(&work)) {
+    seats_written_.clear();  // the rooms it deletes take their seats with them
+    statements_->prune_rooms.bind(1, prune->before_ms).run();
+  } else if (const auto* idle = std::get_if<PrunePlayersBefore>(&work)) {
+    auto& deleted = statements_->prune_players;
+    deleted.bind(1, idle->before_ms);
+    try {
+      while (deleted.step()) {
+        std::string id = deleted.column_text(0);
+        if (known_players_.erase(id) > 0) players_removed_.push_back(std::move(id));
+      }
+    } catch (...) {
+      deleted.reset();
+      throw;
+    }
+    deleted.reset();
+  }
+}
+
+bool SqliteStore::generation_full() const {
+  return redo_[generation_ % 2]->tail() > std::max(options_.redo_rotate_bytes, 2 * carried_bytes_);
+}
+
+void SqliteStore::begin_sql() {
+  if (sql_open_) return;
+  statements_->begin.run();
+  sql_open_ = true;
+}
+
 bool SqliteStore::write_one(const Write& write) {
   // Encoded before it is applied, so a record that cannot be encoded changes nothing; taken
   // back from the frame if it is refused.
@@ -636,27 +848,27 @@ bool SqliteStore::write_one(const Write& write) {
   try {
     if (const auto* player = std::get_if<PlayerRecord>(&write.record)) {
       encode_write(*player, payload_);
-      begin_sql();
-      write_player(*player);
+      to_sql(*player);
+      if (known_players_.insert(player->id).second) players_added_.push_back(player->id);
     } else if (const auto* room = std::get_if<RoomRecord>(&write.record)) {
       encode_write(*room, payload_);
-      begin_sql();
-      write_room(*room);
+      note_room(*room);
     } else if (const auto* move = std::get_if<MoveRecord>(&write.record)) {
       write_move(*move);  // encodes it itself
     } else if (const auto* prune = std::get_if<PruneRoomsBefore>(&write.record)) {
+      // Prunes (hourly) go to SQLite at once: which players are left decides whether a later
+      // room record is refused.
       encode_write(*prune, payload_);
-      begin_sql();
-      seats_written_.clear();  // the rooms it deletes take their seats with them
-      statements_->prune_rooms.bind(1, prune->before_ms).run();
+      sql_now();
+      write_sql(*prune);
     } else if (const auto* idle = std::get_if<PrunePlayersBefore>(&write.record)) {
       encode_write(*idle, payload_);
-      begin_sql();
-      statements_->prune_players.bind(1, idle->before_ms).run();
+      sql_now();
+      write_sql(*idle);
     } else if (const auto* rated = std::get_if<RatedGameRecord>(&write.record)) {
+      rated_sides(*rated);  // refuses a game that cannot be rated, before it is acknowledged
       encode_write(*rated, payload_);
-      begin_sql();
-      write_rated_game(*rated);
+      to_sql(*rated);
     }
     return true;
   } catch (const std::exception& e) {
@@ -679,16 +891,67 @@ void SqliteStore::write_player(const PlayerRecord& player) {
   s.run();
 }
 
-void SqliteStore::write_room(const RoomRecord& room) {
-  if (room.occupants.size() > static_cast<std::size_t>(std::max(room.seats, 0))) {
+void SqliteStore::note_room(const RoomRecord& room) {
+  // What SQLite's constraints would refuse, refused here, before the record is acknowledged:
+  // it reaches SQLite only later (apply_pending).
+  if (room.seats <= 0 || room.game_number < 0) {
+    throw std::invalid_argument("a room of " + std::to_string(room.seats) + " seats at game " +
+                                std::to_string(room.game_number));
+  }
+  if (room.occupants.size() > static_cast<std::size_t>(room.seats)) {
     throw std::invalid_argument(std::to_string(room.occupants.size()) + " occupants for " +
                                 std::to_string(room.seats) + " seats");
   }
-  // The room, its seats, its game row and the archive of a game it ends together or not at all.
-  auto& s = *statements_;
+  const auto check_player = [this](const std::optional<std::string>& id) {
+    if (id && !known_players_.contains(*id)) {
+      throw std::invalid_argument("player " + *id + " is not stored");
+    }
+  };
+  check_player(room.creator_id);
+  for (const auto& occupant : room.occupants) {
+    if (occupant) check_player(occupant->player_id);
+  }
   const auto live = live_.find(room.id);
   const bool ends_live_game =
       live != live_.end() && (!is_live(room) || live->second->game_number != room.game_number);
+  const bool archives = ends_live_game && !live->second->seqs.empty();
+  // The record, then the archive of the game it ends, which needs the record's game row.
+  if (sql_open_ && archives) {
+    // Written at once: the two together or neither.
+    auto& s = *statements_;
+    s.savepoint.run();
+    try {
+      to_sql(room);
+      to_sql(ArchivedGame{room.id, live->second->game_number, "[" + live->second->packed + "]"});
+      s.release.run();
+    } catch (...) {
+      if (writer_db_->in_transaction()) {
+        s.rollback_to.run();
+        s.release.run();
+      }
+      throw;
+    }
+  } else {
+    to_sql(room);
+    if (archives) {
+      to_sql(ArchivedGame{room.id, live->second->game_number, "[" + live->second->packed + "]"});
+    }
+  }
+  // Only once the record is taken: a refused write leaves live_ as it was.
+  if (ends_live_game) {
+    undo_.push_back(
+        {LiveUndo::Kind::kEnded, room.id, nullptr, 0, 0, 0, 0, std::move(live->second)});
+    live_.erase(live);
+  }
+  if (is_live(room) && !live_.contains(room.id)) {
+    live_.emplace(room.id, std::make_unique<LiveGame>(room.game_number));
+    undo_.push_back({LiveUndo::Kind::kStarted, room.id, nullptr, 0, 0, 0, 0, nullptr});
+  }
+}
+
+void SqliteStore::write_room(const RoomRecord& room) {
+  // The room, its seats and its game row together or not at all.
+  auto& s = *statements_;
   // The seats' rows only when they differ from what this store last wrote for the room: most
   // records (a game's start and its end) keep the seats, whose rows and index entries are
   // most of what a room record would change.
@@ -718,11 +981,9 @@ void SqliteStore::write_room(const RoomRecord& room) {
       s.upsert_game.bind(5, room.game_started_ms).bind(6, room.finished_ms);
       s.upsert_game.run();
     }
-    if (ends_live_game) archive(room.id, *live->second);
     s.release.run();
   } catch (...) {
-    for (auto* statement :
-         {&s.upsert_room, &s.delete_seats, &s.insert_seat, &s.upsert_game, &s.insert_packed}) {
+    for (auto* statement : {&s.upsert_room, &s.delete_seats, &s.insert_seat, &s.upsert_game}) {
       statement->reset();
     }
     if (writer_db_->in_transaction()) {
@@ -731,21 +992,13 @@ void SqliteStore::write_room(const RoomRecord& room) {
     }
     throw;
   }
-  // Only once SQLite has it: a refused write leaves live_ and seats_written_ as they were.
+  // Only once SQLite has it. A transaction that is rolled back later forgets them all
+  // (seats_written_.clear() where that happens).
   if (!same_seats) {
     if (seats_written_.size() >= kMostSeatsWritten && written == seats_written_.end()) {
       seats_written_.clear();
     }
     seats_written_.insert_or_assign(room.id, room.occupants);
-  }
-  if (ends_live_game) {
-    undo_.push_back(
-        {LiveUndo::Kind::kEnded, room.id, nullptr, 0, 0, 0, 0, std::move(live->second)});
-    live_.erase(live);
-  }
-  if (is_live(room) && !live_.contains(room.id)) {
-    live_.emplace(room.id, std::make_unique<LiveGame>(room.game_number));
-    undo_.push_back({LiveUndo::Kind::kStarted, room.id, nullptr, 0, 0, 0, 0, nullptr});
   }
 }
 
@@ -814,15 +1067,6 @@ void SqliteStore::write_rated_game(const RatedGameRecord& game) {
   }
 }
 
-// Packs a finished game's moves into one row of packed_moves, in append order: from then on
-// readers take the game from packed_moves and `moves` only.
-void SqliteStore::archive(const std::string& room_id, const LiveGame& game) {
-  if (game.seqs.empty()) return;
-  auto& insert = statements_->insert_packed;
-  insert.bind(1, room_id).bind(2, std::int64_t{game.game_number});
-  insert.bind(3, "[" + game.packed + "]").run();
-}
-
 namespace {
 bool has_seq(const std::vector<std::int64_t>& seqs, std::int64_t max_seq, std::int64_t seq) {
   return seq <= max_seq && std::find(seqs.begin(), seqs.end(), seq) != seqs.end();
@@ -869,8 +1113,8 @@ void SqliteStore::write_move(const MoveRecord& move) {
     return;
   }
   // Not the room's live game (no such game, or one already over): straight into `moves`,
-  // whose keys refuse what does not belong there.
-  begin_sql();
+  // whose keys refuse what does not belong there, once SQLite has every record before it.
+  sql_now();
   // `moves`' keys do not see the seqs of a game packed into packed_moves.
   auto& packed = statements_->packed_has_seq;
   packed.bind(1, move.room_id).bind(2, std::int64_t{move.game_number}).bind(3, move.seq);
@@ -910,6 +1154,11 @@ void SqliteStore::undo_live() {
 void SqliteStore::recover() {
   auto& db = *writer_db_;
   live_.clear();
+  known_players_.clear();
+  {
+    Statement players(db, "SELECT id FROM players");
+    while (players.step()) known_players_.insert(players.column_text(0));
+  }
   {
     Statement rooms(db, "SELECT id, game_number FROM rooms WHERE " + std::string(kLiveRoom));
     while (rooms.step()) {
@@ -979,11 +1228,12 @@ void SqliteStore::recover() {
       }
       continue;
     }
-    // The file lost this batch (a power loss took SQLite's last commits): apply it again, as
-    // the store did, into the state the batch found.
+    // The file lost this batch (a power loss took SQLite's last commits, or they were still
+    // waiting for it): apply it again, as the store did, into the state the batch found.
     undo_.clear();
     payload_.clear();
     sql_open_ = false;
+    const std::size_t waiting_before = waiting_sql_.size();
     for (StoredWrite& record : stored) {
       const Write write = std::visit(
           [](auto& value) {
@@ -996,17 +1246,27 @@ void SqliteStore::recover() {
       }
     }
     undo_.clear();
-    if (!sql_open_) continue;  // only moves of live games: never in the file
-    statements_->set_redo.bind(1, static_cast<std::int64_t>(generation_))
-        .bind(2, static_cast<std::int64_t>(frame.batch))
-        .run();
-    statements_->commit.run();
-    sql_open_ = false;
+    if (sql_open_) {
+      // A write that SQLite checks itself had everything before it written: the batch's
+      // transaction holds the frame whole.
+      statements_->set_redo.bind(1, static_cast<std::int64_t>(generation_))
+          .bind(2, static_cast<std::int64_t>(frame.batch))
+          .run();
+      statements_->commit.run();
+      sql_open_ = false;
+      waiting_sql_.clear();
+    } else if (waiting_sql_.size() == waiting_before) {
+      continue;  // only moves of live games: never in the file
+    }
     ++replayed_batches;
     replayed_writes += stored.size();
   }
   batch_number_ = frames.empty() ? 0 : frames.back().batch;
   payload_.clear();
+  if (!apply_pending()) {
+    throw StoreError("cannot write the redo log's batches to data file " + file_.string() +
+                     " (above)");
+  }
   if (!start_generation()) {
     throw StoreError("cannot start the redo log's generation " + std::to_string(generation_ + 1) +
                      " beside data file " + file_.string() + " (above)");
@@ -1019,6 +1279,8 @@ void SqliteStore::recover() {
 }
 
 bool SqliteStore::start_generation() {
+  // The old generation is let go: SQLite must have every record of it first.
+  if (!apply_pending()) return false;
   const std::uint64_t next = generation_ + 1;
   RedoLog& log = *redo_[next % 2];
   std::string carried;
@@ -1198,7 +1460,8 @@ auto in_snapshot(sqlite::Db& db, const std::filesystem::path& file, Body body) {
 }  // namespace
 
 // The moves of the games under way are in memory, not in the file: a reader copies them and
-// takes its snapshot of the file under live_mutex_, which a commit holds until both agree.
+// takes its snapshot of the file under the commit lock and live_mutex_, once the records that
+// waited for SQLite are written (pin_current), so that the two agree.
 std::map<std::pair<std::string, int>, std::string> SqliteStore::copy_live(
     const std::optional<std::string>& room_id) const {
   std::map<std::pair<std::string, int>, std::string> out;
@@ -1216,17 +1479,24 @@ void pin_snapshot(sqlite::Db& db) {
 }
 }  // namespace
 
+std::map<std::pair<std::string, int>, std::string> SqliteStore::pin_current(
+    sqlite::Db& db, LiveCopy live, const std::string& room_id) {
+  // A reader inside an on_durable callback is on the thread that holds the commit lock.
+  std::unique_lock commit(commit_mutex_, std::defer_lock);
+  if (!t_in_callbacks) commit.lock();
+  apply_pending();
+  std::lock_guard live_lock(live_mutex_);
+  pin_snapshot(db);
+  if (live == LiveCopy::kNone) return {};
+  return copy_live(live == LiveCopy::kAll ? std::nullopt : std::optional<std::string>(room_id));
+}
+
 LoadedState SqliteStore::load() {
   std::lock_guard lock(reader_mutex_);
   if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
   auto& db = *reader_db_;
   return in_snapshot(db, file_, [&] {
-    std::map<std::pair<std::string, int>, std::string> live;
-    {
-      std::lock_guard live_lock(live_mutex_);
-      pin_snapshot(db);
-      live = copy_live(std::nullopt);
-    }
+    const auto live = pin_current(db, LiveCopy::kAll, {});
     LoadedState state;
     Statement players(
         db, "SELECT id, name, token_hash, created_ms, last_seen_ms FROM players ORDER BY id");
@@ -1270,12 +1540,7 @@ std::optional<RoomHistory> SqliteStore::load_room(const std::string& room_id) {
   if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
   auto& db = *reader_db_;
   return in_snapshot(db, file_, [&]() -> std::optional<RoomHistory> {
-    std::map<std::pair<std::string, int>, std::string> live;
-    {
-      std::lock_guard live_lock(live_mutex_);
-      pin_snapshot(db);
-      live = copy_live(room_id);
-    }
+    const auto live = pin_current(db, LiveCopy::kRoom, room_id);
     Statement row(db, std::string(kSqliteRoomColumns) + " WHERE r.id = ?1");
     row.bind(1, room_id);
     if (!row.step()) return std::nullopt;
@@ -1312,6 +1577,7 @@ std::vector<RatingRow> SqliteStore::load_leaderboard(const std::string& kind, in
   if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
   auto& db = *reader_db_;
   return in_snapshot(db, file_, [&] {
+    pin_current(db, LiveCopy::kNone, {});
     Statement rows(db,
                    "SELECT player_id, name, rating, deviation, volatility, games, updated_ms"
                    " FROM ratings WHERE kind = ?1"
@@ -1336,6 +1602,7 @@ std::optional<PlayerRatings> SqliteStore::load_player_ratings(const std::string&
   if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
   auto& db = *reader_db_;
   return in_snapshot(db, file_, [&]() -> std::optional<PlayerRatings> {
+    pin_current(db, LiveCopy::kNone, {});
     PlayerRatings out;
     out.id = player_id;
     Statement rows(db,

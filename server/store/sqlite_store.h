@@ -2,14 +2,19 @@
 // written with group commit. Durability and schema: README.md beside this file.
 //
 // Whoever commits takes what is queued and makes it durable as one frame of the redo log (one
-// pwrite and one fdatasync for the whole batch): a live game's moves go only there, and the
-// rest is also applied to SQLite in ONE transaction committed without an fsync of its own.
-// Then it calls the batch's callbacks in order. An event loop's thread
-// (EndOfPassCommits) commits at the end of each pass of its loop what its handlers queued, and
-// whatever was queued behind it (commit_pending). The writer thread commits the rest — flushes,
-// prunes, writes from other threads — waiting up to `batch_window` after the oldest write, or
-// until `max_batch` writes are queued. One lock (commit_mutex_) lets one of them commit at a
-// time, so batches and their callbacks keep the queue's order.
+// pwrite and one fdatasync for the whole batch), then calls the batch's callbacks in order. The
+// redo log is what makes a write durable; SQLite is brought up to date from it later: a live
+// game's moves stay in the log (and in memory) until the record that ends the game packs them
+// into one row, and the other records wait in memory, in order, until a second of them (or
+// a few thousand) has gathered, a reader or a flush needs them, or a new generation of the log
+// starts (apply_pending). Then they go to SQLite in ONE transaction, committed without an
+// fsync of its own, a room's records that a later one of the same game supersedes left out.
+// An event loop's thread (EndOfPassCommits) commits at the end of each pass of its loop what
+// its handlers queued, and whatever was queued behind it (commit_pending). The writer thread
+// commits the rest — flushes, prunes, writes from other threads — waiting up to
+// `batch_window` after the oldest write, or until `max_batch` writes are queued, and brings
+// SQLite up to date when an event loop's commit finds it due. One lock (commit_mutex_) lets
+// one of them commit at a time, so batches and their callbacks keep the queue's order.
 #pragma once
 
 #include <array>
@@ -28,6 +33,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -57,6 +63,11 @@ struct SqliteStoreOptions {
   // copied forward, once SQLite has made everything else durable) when the current one holds
   // this many bytes, or twice what was copied forward last time if that is more (README.md).
   std::uint64_t redo_rotate_bytes = std::uint64_t{64} << 20;
+  // How far SQLite's file may fall behind the redo log before the records waiting for it are
+  // written: this long after the first of them, or this many records (README.md, "The redo
+  // log"). Readers, flush() and a new generation bring it up to date whenever they need to.
+  std::chrono::milliseconds database_lag{1000};
+  std::size_t most_records_waiting = 4096;
   // Where run-time write failures are reported (default: stderr).
   std::function<void(std::string_view)> log_error;
   // Where the rest is said: what recovery replayed from the redo log (default: stderr).
@@ -123,19 +134,52 @@ class SqliteStore final : public Store {
   // move to SQLite in one transaction; ok[i] says whether write i is durable. False when the
   // batch was not stored.
   bool commit_batch(std::vector<Write>& batch, std::vector<char>& ok);
-  // Applies one write to SQLite (opening the batch's transaction on first use) or, for a move
-  // of a live game, to live_; on success appends its encoding to payload_. False (reported)
-  // when the write was refused.
+  // Takes one write into the batch: a move of a live game into live_, a record into
+  // waiting_sql_ (or, once the batch has an SQLite transaction of its own, into SQLite);
+  // on success appends its encoding to payload_. False (reported) when the write was refused.
   bool write_one(const Write& write);
+  // A record as SQLite gets it: what a batch leaves for apply_pending, in the batch's order.
+  struct ArchivedGame {  // a game's moves, packed into one row of packed_moves
+    std::string room_id;
+    int game_number = 0;
+    std::string packed;
+  };
+  using SqlWork = std::variant<PlayerRecord, RoomRecord, RatedGameRecord, PruneRoomsBefore,
+                               PrunePlayersBefore, ArchivedGame>;
+  // Leaves `work` for apply_pending, or writes it at once when the batch has its transaction.
+  void to_sql(SqlWork work);
+  // Writes what waits in waiting_sql_ to SQLite in the batch's transaction, after which the
+  // rest of the batch's records go there directly: a write that SQLite itself must check (a
+  // move of a game that is not live) sees every record before it.
+  void sql_now();
+  // Brings SQLite up to date: what waits in waiting_sql_, in one transaction that names the
+  // last batch committed. Outside a batch (commit_mutex_ held). False (reported) when SQLite
+  // failed: the records wait for the next try, and the redo log still has them.
+  bool apply_pending();
+  // Writes each of `work` into the open transaction, but a room's record that a later one of
+  // the same game supersedes (with no archive or rating of the room between). A record SQLite
+  // refuses is reported and left out. False when SQLite rolled the transaction back.
+  bool write_sql(const std::vector<SqlWork>& work);
+  void write_sql(const SqlWork& work);
+  // Whether the records waiting are due, after a batch.
+  bool apply_due(std::chrono::steady_clock::time_point now) const;
   void begin_sql();
   void write_player(const PlayerRecord& player);
   void write_room(const RoomRecord& room);
+  // live_'s part of a room record: the game it ends is packed (ArchivedGame), the one it
+  // starts kept in memory.
+  void note_room(const RoomRecord& room);
   void write_move(const MoveRecord& move);
   void write_rated_game(const RatedGameRecord& game);
+  // A reader's start: brings SQLite up to date, then, with no batch able to come between,
+  // pins the reader's snapshot of the file and copies the live games' moves that `live` asks
+  // for (all rooms', one room's, or none).
+  enum class LiveCopy { kNone, kAll, kRoom };
+  std::map<std::pair<std::string, int>, std::string> pin_current(sqlite::Db& db, LiveCopy live,
+                                                                 const std::string& room_id);
   struct LiveGame;
   // Keeps a move of a live game in memory: its redo log encoding and its packed entry.
   static void add_live_move(LiveGame& game, const MoveRecord& move, std::string_view move_text);
-  void archive(const std::string& room_id, const LiveGame& game);
   // Each live game's packed moves as a reader's snapshot needs them (live_mutex_ held).
   std::map<std::pair<std::string, int>, std::string> copy_live(
       const std::optional<std::string>& room_id) const;
@@ -185,6 +229,10 @@ class SqliteStore final : public Store {
   bool pass_skipped_ = false;
   // An event loop's commit found the redo log's generation full: the writer starts the next.
   bool generation_due_ = false;
+  // Records wait for SQLite: the writer applies them at apply_at_ at the latest, or at once
+  // when an event loop's commit found them due (apply_due_).
+  std::optional<std::chrono::steady_clock::time_point> apply_at_;
+  bool apply_due_ = false;
   bool accepting_ = true;
   bool stopping_ = false;
   StoreStats stats_;
@@ -235,6 +283,16 @@ class SqliteStore final : public Store {
   std::string payload_;
   std::string move_text_;  // the text of the move being written (write_move)
   bool sql_open_ = false;
+  // Under commit_mutex_: the records committed to the redo log but not yet to SQLite, in
+  // order, and when the first of them was committed. A batch that fails takes its own back.
+  std::vector<SqlWork> waiting_sql_;
+  std::chrono::steady_clock::time_point waiting_since_;
+  // Under commit_mutex_: the players stored (in SQLite or waiting for it), so that a room
+  // record naming another is refused before it is acknowledged, as SQLite's foreign keys
+  // would; and the current batch's changes to it, taken back if the batch fails.
+  std::unordered_set<std::string> known_players_;
+  std::vector<std::string> players_added_;
+  std::vector<std::string> players_removed_;
   std::thread writer_;
 };
 

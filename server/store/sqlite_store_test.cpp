@@ -14,8 +14,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -338,6 +340,106 @@ TEST_F(SqliteStoreTest, UnfinishedGamesRecoverFromTheRedoLogAndArchiveAfterReope
   EXPECT_EQ(archived_rows("r2"), 2);
 }
 
+// ---- records that wait for SQLite ------------------------------------------------------
+//
+// A batch is acknowledged once its redo log frame is durable; its records reach SQLite's file
+// later, together (database_lag), a room's record that a later one of the same game
+// supersedes left out. A reader brings the file up to date first.
+
+// Polls `done` for up to five seconds.
+bool eventually(const std::function<bool()>& done) {
+  for (int i = 0; i < 500; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return done();
+}
+
+// Three games of one room and a rating, all acknowledged within one wait for the file.
+void play_three_games(SqliteStore& store, Outcomes& acked) {
+  store.save_player(player("p1"), acked.callback());
+  store.save_player(player("p2"), acked.callback());
+  RoomRecord r = room("r1", "p1");
+  r.occupants[1] = SeatRecord{"p2", "Name p2", std::nullopt};
+  store.save_room(r, acked.callback());
+  store.save_room(started(r, 1, 11, 0), acked.callback());
+  for (int seq = 1; seq <= 3; ++seq) store.append_move(move("r1", 1, seq), acked.callback());
+  store.save_room(ended(started(r, 1, 11, 0)), acked.callback());
+  store.record_rated_game(rated_game("r1", 1, {"p1", "p2"}, {0, 1}, {0, 1}), acked.callback());
+  store.save_room(started(r, 2, 22, 4), acked.callback());
+  for (int seq = 5; seq <= 6; ++seq) store.append_move(move("r1", 2, seq), acked.callback());
+  store.save_room(ended(started(r, 2, 22, 4)), acked.callback());
+  store.save_room(started(r, 3, 33, 7), acked.callback());
+  store.append_move(move("r1", 3, 8), acked.callback());
+}
+constexpr int kThreeGamesWrites = 15;
+
+void expect_three_games(SqliteStore& store) {
+  const auto history = store.load_room("r1");
+  ASSERT_TRUE(history);
+  EXPECT_EQ(history->room.game_number, 3);
+  EXPECT_EQ(history->room.status, StoredRoomStatus::kPlaying);
+  ASSERT_EQ(history->games.size(), 3u);
+  EXPECT_EQ(history->games[0].seed, 11u);
+  EXPECT_TRUE(history->games[0].finished_ms);
+  expect_moves(history->games[0].moves, "r1", 1, {1, 2, 3});
+  EXPECT_EQ(history->games[1].start_seq, 4);
+  EXPECT_TRUE(history->games[1].finished_ms);
+  expect_moves(history->games[1].moves, "r1", 2, {5, 6});
+  EXPECT_FALSE(history->games[2].finished_ms);
+  expect_moves(history->games[2].moves, "r1", 3, {8});
+  ASSERT_TRUE(history->room.occupants[1]);
+  EXPECT_EQ(history->room.occupants[1]->player_id, "p2");
+  const auto ratings = store.load_player_ratings("p2", 5);
+  ASSERT_TRUE(ratings);
+  ASSERT_EQ(ratings->ratings.size(), 1u);
+  EXPECT_EQ(ratings->ratings[0].games, 1);
+}
+
+TEST_F(SqliteStoreTest, AcknowledgedRecordsWaitForTheFileAndEveryReaderSeesThem) {
+  auto with = options();
+  with.database_lag = std::chrono::hours(1);
+  auto store = std::make_unique<SqliteStore>(with);
+  Outcomes acked;
+  play_three_games(*store, acked);
+  ASSERT_TRUE(eventually([&] { return acked.ok == kThreeGamesWrites; }));
+  EXPECT_EQ(acked.failed, 0);
+  EXPECT_EQ(query("SELECT count(*) FROM rooms"), 0) << "acknowledged, not yet in the file";
+  EXPECT_EQ(query("SELECT count(*) FROM rated_games"), 0);
+  // The reader writes what waited, then reads: the games, their archives and the rating, the
+  // first game's rows intact though its start record was superseded by its end.
+  expect_three_games(*store);
+  EXPECT_EQ(query("SELECT count(*) FROM rooms"), 1);
+  EXPECT_EQ(query("SELECT count(*) FROM games WHERE room_id = 'r1'"), 3);
+  EXPECT_EQ(packed_rows("r1"), 2);
+  EXPECT_EQ(query("SELECT count(*) FROM rated_games"), 1);
+  EXPECT_EQ(query("SELECT count(*) FROM room_seats WHERE room_id = 'r1'"), 3);
+  EXPECT_FALSE(logged("not written to the database"));
+}
+
+TEST_F(SqliteStoreTest, WaitingRecordsReachTheFileOnceTheLagHasPassedWithNothingElseWritten) {
+  auto with = options();
+  with.database_lag = std::chrono::milliseconds(100);
+  auto store = std::make_unique<SqliteStore>(with);
+  Outcomes acked;
+  store->save_player(player("p1"), acked.callback());
+  store->save_room(room("r1", "p1"), acked.callback());
+  ASSERT_TRUE(eventually([&] { return acked.ok == 2; }));
+  EXPECT_TRUE(eventually([&] { return query("SELECT count(*) FROM rooms") == 1; }))
+      << "the writer writes them when the lag is over";
+  EXPECT_EQ(query("SELECT count(*) FROM players"), 1);
+}
+
+TEST_F(SqliteStoreTest, AFlushLeavesEverythingAcknowledgedInTheFile) {
+  auto with = options();
+  with.database_lag = std::chrono::hours(1);
+  auto store = std::make_unique<SqliteStore>(with);
+  store->save_player(player("p1"), nullptr);
+  store->save_room(room("r1", "p1"), nullptr);
+  store->flush();
+  EXPECT_EQ(query("SELECT count(*) FROM rooms"), 1);
+}
+
 // ---- the redo log: what a power loss takes from SQLite, and torn tails ---------------------
 //
 // SQLite commits a batch without an fsync (synchronous = NORMAL); the batch is acknowledged
@@ -384,6 +486,29 @@ class PowerLossTest : public SqliteStoreTest {
     return end;
   }
 };
+
+// A kill (or a power loss) while acknowledged records wait for the file: the file and the
+// redo log as they are then, and the records come back from the log at the next start.
+TEST_F(PowerLossTest, RecordsThatWaitedForTheFileComeBackFromTheRedoLog) {
+  auto with = options();
+  with.database_lag = std::chrono::hours(1);
+  auto store = std::make_unique<SqliteStore>(with);
+  Outcomes acked;
+  play_three_games(*store, acked);
+  ASSERT_TRUE(eventually([&] { return acked.ok == kThreeGamesWrites; }));
+  ASSERT_EQ(query("SELECT count(*) FROM rooms"), 0);
+  keep_what_sqlite_synced();
+  keep_redo_log();
+  store.reset();
+
+  auto restarted = restart(with);
+  const auto state = restarted->load();
+  ASSERT_EQ(state.players.size(), 2u);
+  ASSERT_EQ(state.rooms.size(), 1u);
+  expect_moves(state.rooms[0].moves, "r1", 3, {8});
+  expect_three_games(*restarted);
+  EXPECT_TRUE(logged("recovered")) << "the log, not the file, had them";
+}
 
 TEST_F(PowerLossTest, SqlitesLostCommitsAreReplayedFromTheRedoLogAndNothingAcknowledgedIsLost) {
   auto store = open();
