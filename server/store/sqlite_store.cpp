@@ -265,7 +265,12 @@ void SqliteStore::close() {
     // An event loop's thread may still be committing a batch it took before the writer
     // drained the queue: the connection closes after it, with SQLite up to date.
     std::lock_guard commit(commit_mutex_);
-    apply_pending();
+    try {
+      apply_pending();  // reports its own failures
+    } catch (...) {
+      // Out of memory while closing: what waited is still in the redo log, and the next start
+      // writes it to SQLite (recover()).
+    }
     // Statements before their connections; the last connection to close checkpoints the WAL.
     for (auto& log : redo_) log.reset();
     statements_.reset();
@@ -767,7 +772,7 @@ bool SqliteStore::write_sql(const std::vector<SqlWork>& work) {
   for (std::size_t i = work.size(); i-- > 0;) {
     if (const auto* room = std::get_if<RoomRecord>(&work[i])) {
       const auto next = next_game.find(room->id);
-      superseded[i] = next != next_game.end() && next->second == room->game_number;
+      superseded[i] = next != next_game.end() && next->second == room->game_number ? 1 : 0;
       next_game.insert_or_assign(room->id, room->game_number);
     } else if (std::holds_alternative<PruneRoomsBefore>(work[i]) ||
                std::holds_alternative<PrunePlayersBefore>(work[i])) {
