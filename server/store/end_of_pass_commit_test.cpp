@@ -113,6 +113,46 @@ TEST_F(EndOfPassCommitTest, AnEventLoopsWritesAreCommittedAtTheEndOfItsPassOnIts
   EXPECT_EQ(state.rooms[0].moves.size(), 3u);
 }
 
+// The number of rooms in the data file, read as another process would.
+std::int64_t rooms_in_file(const fs::path& dir) {
+  sqlite3* db = nullptr;
+  std::int64_t out = -1;
+  if (sqlite3_open_v2((dir / "parlor.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
+      SQLITE_OK) {
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM rooms", -1, &statement, nullptr) ==
+            SQLITE_OK &&
+        sqlite3_step(statement) == SQLITE_ROW) {
+      out = sqlite3_column_int64(statement, 0);
+    }
+    sqlite3_finalize(statement);
+  }
+  sqlite3_close(db);
+  return out;
+}
+
+// What an event loop's pass committed waits for SQLite; the writer, which has nothing else to
+// do, writes it to the file once the lag is over.
+TEST_F(EndOfPassCommitTest, AnEventLoopsRecordsReachTheFileThroughTheWriterOnceTheLagIsOver) {
+  auto with = options();
+  with.database_lag = 200ms;
+  SqliteStore store(with);
+  Acks acks;
+  on_event_loop_thread([&] {
+    store.save_player(player("p1"), acks("p1"));
+    store.save_room(room("r1", "p1"), acks("r1"));
+    store.commit_pending();
+  });
+  EXPECT_EQ(acks.names(), (std::vector<std::string>{"p1", "r1"}));
+  EXPECT_EQ(rooms_in_file(dir_), 0) << "acknowledged; the file has it a moment later";
+  std::int64_t rooms = 0;
+  for (int tries = 0; rooms != 1 && tries < 100; ++tries) {
+    std::this_thread::sleep_for(50ms);
+    rooms = rooms_in_file(dir_);
+  }
+  EXPECT_EQ(rooms, 1);
+}
+
 // A flush or a prune wakes the writer; the pass takes only the writes queued before the first
 // of them, and the writer commits the rest in order.
 TEST_F(EndOfPassCommitTest, APassTakesOnlyTheWritesBeforeAPruneTheRestIsTheWriters) {

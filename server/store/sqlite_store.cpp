@@ -380,14 +380,16 @@ void SqliteStore::run_writer() {
   std::vector<char> ok;
   std::unique_lock lock(mutex_);
   for (;;) {
-    const auto work = [this] {
-      return writer_work_ > 0 || pass_skipped_ || generation_due_ || apply_due_ || stopping_;
-    };
-    if (apply_at_) {
-      // Records wait for SQLite: they are written by then even if nothing else comes.
-      if (!wake_.wait_until(lock, *apply_at_, work)) apply_due_ = true;
-    } else {
-      wake_.wait(lock, work);
+    // Records wait for SQLite: they are written by apply_at_ even if nothing else comes. An
+    // event loop's commit sets it and wakes this thread, which then waits for it.
+    if (apply_at_ && std::chrono::steady_clock::now() >= *apply_at_) apply_due_ = true;
+    if (!(writer_work_ > 0 || pass_skipped_ || generation_due_ || apply_due_ || stopping_)) {
+      if (apply_at_) {
+        wake_.wait_until(lock, *apply_at_);
+      } else {
+        wake_.wait(lock);
+      }
+      continue;
     }
     if (apply_due_ && !stopping_) {
       apply_due_ = false;
@@ -654,34 +656,24 @@ bool SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok)
   }
   if (flushes) {
     apply_pending();
-  } else if (apply_due(now)) {
-    if (EndOfPassCommits::on_this_thread()) {
-      // SQLite's statements for a second of records take a while: not on an event loop.
-      {
-        std::lock_guard lock(mutex_);
-        apply_due_ = true;
-      }
-      wake_.notify_one();
-    } else {
-      apply_pending();
-    }
+  } else if (apply_due(now) && !leave_to_writer(apply_due_)) {
+    apply_pending();
   }
-  if (generation_full()) {
-    if (EndOfPassCommits::on_this_thread()) {
-      // Copying the live games forward and SQLite's fsync take a while: not on an event loop.
-      {
-        std::lock_guard lock(mutex_);
-        generation_due_ = true;
-      }
-      wake_.notify_one();
-    } else {
-      start_generation();
-    }
-  }
+  if (generation_full() && !leave_to_writer(generation_due_)) start_generation();
   return true;
 }
 
 // ---- SQLite, brought up to date from the records the batches left ------------------------
+
+bool SqliteStore::leave_to_writer(bool& due) {
+  if (!EndOfPassCommits::on_this_thread()) return false;
+  {
+    std::lock_guard lock(mutex_);
+    due = true;
+  }
+  wake_.notify_one();
+  return true;
+}
 
 bool SqliteStore::apply_due(std::chrono::steady_clock::time_point now) const {
   return !waiting_sql_.empty() && (waiting_sql_.size() >= options_.most_records_waiting ||

@@ -163,6 +163,11 @@ class SqliteStore final : public Store {
   void write_sql(const SqlWork& work);
   // Whether the records waiting are due, after a batch.
   bool apply_due(std::chrono::steady_clock::time_point now) const;
+  // Work that takes a while (SQLite's statements for a second of records, copying the live
+  // games forward and SQLite's fsync) is not done on an event loop's thread: there it sets
+  // `due` (guarded by mutex_) and wakes the writer, and returns true. False elsewhere: the
+  // caller does the work itself.
+  bool leave_to_writer(bool& due);
   void begin_sql();
   void write_player(const PlayerRecord& player);
   void write_room(const RoomRecord& room);
