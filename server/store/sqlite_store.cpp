@@ -276,7 +276,7 @@ void SqliteStore::close() {
     statements_.reset();
     writer_db_.reset();
   }
-  // Apart: a reader takes the commit lock inside its own (pin_current).
+  // Apart from the commit lock: a reader that waits for it holds neither.
   {
     std::lock_guard lock(reader_mutex_);
     reader_db_.reset();
@@ -654,11 +654,8 @@ bool SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok)
     }
     wake_.notify_one();
   }
-  if (flushes) {
-    apply_pending();
-  } else if (apply_due(now) && !leave_to_writer(apply_due_)) {
-    apply_pending();
-  }
+  // A flush leaves SQLite's file with everything committed before it.
+  if (flushes || (apply_due(now) && !leave_to_writer(apply_due_))) apply_pending();
   if (generation_full() && !leave_to_writer(generation_due_)) start_generation();
   return true;
 }
@@ -1476,24 +1473,36 @@ void pin_snapshot(sqlite::Db& db) {
 }
 }  // namespace
 
-std::map<std::pair<std::string, int>, std::string> SqliteStore::pin_current(
-    sqlite::Db& db, LiveCopy live, const std::string& room_id) {
+std::unique_lock<std::mutex> SqliteStore::lock_for_reading() {
   // A reader inside an on_durable callback is on the thread that holds the commit lock.
   std::unique_lock commit(commit_mutex_, std::defer_lock);
   if (!t_in_callbacks) commit.lock();
+  return commit;
+}
+
+std::map<std::pair<std::string, int>, std::string> SqliteStore::pin_current(
+    sqlite::Db& db, LiveCopy live, const std::string& room_id,
+    std::unique_lock<std::mutex>& commit) {
   apply_pending();
-  std::lock_guard live_lock(live_mutex_);
-  pin_snapshot(db);
-  if (live == LiveCopy::kNone) return {};
-  return copy_live(live == LiveCopy::kAll ? std::nullopt : std::optional<std::string>(room_id));
+  std::map<std::pair<std::string, int>, std::string> out;
+  {
+    std::lock_guard live_lock(live_mutex_);
+    pin_snapshot(db);
+    if (live != LiveCopy::kNone) {
+      out = copy_live(live == LiveCopy::kAll ? std::nullopt : std::optional<std::string>(room_id));
+    }
+  }
+  if (commit.owns_lock()) commit.unlock();  // the snapshot is pinned: batches may go on
+  return out;
 }
 
 LoadedState SqliteStore::load() {
+  auto commit = lock_for_reading();  // before reader_mutex_, as close() takes them
   std::lock_guard lock(reader_mutex_);
   if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
   auto& db = *reader_db_;
   return in_snapshot(db, file_, [&] {
-    const auto live = pin_current(db, LiveCopy::kAll, {});
+    const auto live = pin_current(db, LiveCopy::kAll, {}, commit);
     LoadedState state;
     Statement players(
         db, "SELECT id, name, token_hash, created_ms, last_seen_ms FROM players ORDER BY id");
@@ -1533,11 +1542,12 @@ LoadedState SqliteStore::load() {
 }
 
 std::optional<RoomHistory> SqliteStore::load_room(const std::string& room_id) {
+  auto commit = lock_for_reading();  // before reader_mutex_, as close() takes them
   std::lock_guard lock(reader_mutex_);
   if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
   auto& db = *reader_db_;
   return in_snapshot(db, file_, [&]() -> std::optional<RoomHistory> {
-    const auto live = pin_current(db, LiveCopy::kRoom, room_id);
+    const auto live = pin_current(db, LiveCopy::kRoom, room_id, commit);
     Statement row(db, std::string(kSqliteRoomColumns) + " WHERE r.id = ?1");
     row.bind(1, room_id);
     if (!row.step()) return std::nullopt;
@@ -1570,11 +1580,12 @@ std::optional<RoomHistory> SqliteStore::load_room(const std::string& room_id) {
 }
 
 std::vector<RatingRow> SqliteStore::load_leaderboard(const std::string& kind, int limit) {
+  auto commit = lock_for_reading();  // before reader_mutex_, as close() takes them
   std::lock_guard lock(reader_mutex_);
   if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
   auto& db = *reader_db_;
   return in_snapshot(db, file_, [&] {
-    pin_current(db, LiveCopy::kNone, {});
+    pin_current(db, LiveCopy::kNone, {}, commit);
     Statement rows(db,
                    "SELECT player_id, name, rating, deviation, volatility, games, updated_ms"
                    " FROM ratings WHERE kind = ?1"
@@ -1595,11 +1606,12 @@ std::vector<RatingRow> SqliteStore::load_leaderboard(const std::string& kind, in
 
 std::optional<PlayerRatings> SqliteStore::load_player_ratings(const std::string& player_id,
                                                               int games) {
+  auto commit = lock_for_reading();  // before reader_mutex_, as close() takes them
   std::lock_guard lock(reader_mutex_);
   if (!reader_db_) throw StoreError("data file " + file_.string() + " is closed");
   auto& db = *reader_db_;
   return in_snapshot(db, file_, [&]() -> std::optional<PlayerRatings> {
-    pin_current(db, LiveCopy::kNone, {});
+    pin_current(db, LiveCopy::kNone, {}, commit);
     PlayerRatings out;
     out.id = player_id;
     Statement rows(db,

@@ -176,12 +176,16 @@ class SqliteStore final : public Store {
   void note_room(const RoomRecord& room);
   void write_move(const MoveRecord& move);
   void write_rated_game(const RatedGameRecord& game);
-  // A reader's start: brings SQLite up to date, then, with no batch able to come between,
-  // pins the reader's snapshot of the file and copies the live games' moves that `live` asks
-  // for (all rooms', one room's, or none).
+  // A reader's start. lock_for_reading() takes the commit lock (not on the thread that holds
+  // it, in an on_durable callback), before reader_mutex_; pin_current() then brings SQLite up
+  // to date, pins the reader's snapshot of the file and copies the live games' moves that
+  // `live` asks for (all rooms', one room's, or none) with no batch able to come between, and
+  // lets the commit lock go.
+  std::unique_lock<std::mutex> lock_for_reading();
   enum class LiveCopy { kNone, kAll, kRoom };
-  std::map<std::pair<std::string, int>, std::string> pin_current(sqlite::Db& db, LiveCopy live,
-                                                                 const std::string& room_id);
+  std::map<std::pair<std::string, int>, std::string> pin_current(
+      sqlite::Db& db, LiveCopy live, const std::string& room_id,
+      std::unique_lock<std::mutex>& commit);
   struct LiveGame;
   // Keeps a move of a live game in memory: its redo log encoding and its packed entry.
   static void add_live_move(LiveGame& game, const MoveRecord& move, std::string_view move_text);
