@@ -22,6 +22,7 @@
 #include "games/testing/self_play.h"
 #include "server/store/sqlite_store.h"
 #include "server/store/store_test_records.h"
+#include "server/store/testing/sqlite_file.h"
 
 namespace parlor::server {
 namespace {
@@ -113,24 +114,6 @@ TEST_F(EndOfPassCommitTest, AnEventLoopsWritesAreCommittedAtTheEndOfItsPassOnIts
   EXPECT_EQ(state.rooms[0].moves.size(), 3u);
 }
 
-// The number of rooms in the data file, read as another process would.
-std::int64_t rooms_in_file(const fs::path& dir) {
-  sqlite3* db = nullptr;
-  std::int64_t out = -1;
-  if (sqlite3_open_v2((dir / "parlor.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
-      SQLITE_OK) {
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM rooms", -1, &statement, nullptr) ==
-            SQLITE_OK &&
-        sqlite3_step(statement) == SQLITE_ROW) {
-      out = sqlite3_column_int64(statement, 0);
-    }
-    sqlite3_finalize(statement);
-  }
-  sqlite3_close(db);
-  return out;
-}
-
 // What an event loop's pass committed waits for SQLite; the writer, which has nothing else to
 // do, writes it to the file once the lag is over.
 TEST_F(EndOfPassCommitTest, AnEventLoopsRecordsReachTheFileThroughTheWriterOnceTheLagIsOver) {
@@ -144,11 +127,12 @@ TEST_F(EndOfPassCommitTest, AnEventLoopsRecordsReachTheFileThroughTheWriterOnceT
     store.commit_pending();
   });
   EXPECT_EQ(acks.names(), (std::vector<std::string>{"p1", "r1"}));
-  EXPECT_EQ(rooms_in_file(dir_), 0) << "acknowledged; the file has it a moment later";
+  EXPECT_EQ(first_value(dir_ / "parlor.db", "SELECT count(*) FROM rooms"), 0)
+      << "acknowledged; the file has it a moment later";
   std::int64_t rooms = 0;
   for (int tries = 0; rooms != 1 && tries < 100; ++tries) {
     std::this_thread::sleep_for(50ms);
-    rooms = rooms_in_file(dir_);
+    rooms = first_value(dir_ / "parlor.db", "SELECT count(*) FROM rooms");
   }
   EXPECT_EQ(rooms, 1);
 }

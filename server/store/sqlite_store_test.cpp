@@ -4,6 +4,7 @@
 #include "server/store/redo_log.h"
 #include "server/store/sqlite_schema.h"
 #include "server/store/store_test_records.h"
+#include "server/store/testing/sqlite_file.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -121,17 +122,7 @@ class SqliteStoreTest : public ::testing::Test {
 
   // The first column of the first row of `sql`, on a connection of its own (like another
   // process): -1 when there is none.
-  std::int64_t query(const std::string& sql) const {
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open_v2(file().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-    sqlite3_stmt* stmt = nullptr;
-    std::int64_t out = -1;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
-    if (sqlite3_step(stmt) == SQLITE_ROW) out = sqlite3_column_int64(stmt, 0);
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return out;
-  }
+  std::int64_t query(const std::string& sql) const { return first_value(file(), sql); }
   bool logged(std::string_view text) const {
     std::lock_guard lock(log_mutex_);
     return std::any_of(logged_.begin(), logged_.end(), [&](const std::string& line) {
