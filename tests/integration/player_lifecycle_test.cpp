@@ -4,7 +4,6 @@
 // anonymous players come and go while the store's player table and the server's memory stay
 // bounded and a seated player in a live room is never forgotten.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include <limits>
 #include <thread>
 
+#include "server/store/testing/sqlite_file.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/server_fixture.h"
 
@@ -32,20 +32,7 @@ server::ServerConfig stored_config(const fs::path& dir, std::chrono::seconds tok
 // The first column of the first row of `sql` in the server's SQLite file (read-only, beside
 // the running server, as any other process could): -1 when it cannot be read.
 std::int64_t stored(const fs::path& dir, const std::string& sql) {
-  sqlite3* db = nullptr;
-  std::int64_t out = -1;
-  if (sqlite3_open_v2((dir / "parlor.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
-      SQLITE_OK) {
-    sqlite3_busy_timeout(db, 2000);
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) == SQLITE_OK &&
-        sqlite3_step(statement) == SQLITE_ROW) {
-      out = sqlite3_column_int64(statement, 0);
-    }
-    sqlite3_finalize(statement);
-  }
-  sqlite3_close(db);
-  return out;
+  return server::store_test::first_value(dir / "parlor.db", sql);
 }
 
 // parlor_players from /metrics: the players the server holds in memory.

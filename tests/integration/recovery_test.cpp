@@ -21,6 +21,7 @@
 #include "server/store/sqlite_store.h"
 #include "server/store/store.h"
 #include "server/store/testing/postgres_environment.h"
+#include "server/store/testing/sqlite_file.h"
 #include "tests/support/game_driver.h"
 #include "tests/support/server_fixture.h"
 
@@ -263,20 +264,8 @@ TEST(Recovery, AGameThatNoLongerReplaysIdenticallyIsFrozen) {
 }
 
 std::int64_t count_rooms(const std::filesystem::path& dir, const std::string& id) {
-  sqlite3* db = nullptr;
-  std::int64_t count = -1;
-  if (sqlite3_open_v2((dir / "parlor.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
-      SQLITE_OK) {
-    sqlite3_stmt* statement = nullptr;
-    const std::string sql = "SELECT count(*) FROM rooms WHERE id = '" + id + "'";
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) == SQLITE_OK &&
-        sqlite3_step(statement) == SQLITE_ROW) {
-      count = sqlite3_column_int64(statement, 0);
-    }
-    sqlite3_finalize(statement);
-  }
-  sqlite3_close(db);
-  return count;
+  return server::store_test::first_value(dir / "parlor.db",
+                                         "SELECT count(*) FROM rooms WHERE id = '" + id + "'");
 }
 
 TEST(Recovery, FinishedRoomsPastTheReplayRetentionLeaveTheStore) {
