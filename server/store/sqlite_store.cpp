@@ -704,16 +704,7 @@ bool SqliteStore::apply_pending() {
   }
   try {
     begin_sql();
-    if (!write_sql(waiting_sql_)) {
-      sql_open_ = false;
-      seats_written_.clear();
-      report(
-          "the database was not brought up to date from the redo log (SQLite rolled the "
-          "transaction back); " +
-          std::to_string(waiting_sql_.size()) + " records wait for the next try");
-      retry_at(std::chrono::steady_clock::now() + options_.database_lag);
-      return false;
-    }
+    if (!write_sql(waiting_sql_)) throw Error("SQLite rolled the transaction back", SQLITE_ABORT);
     statements_->set_redo.bind(1, static_cast<std::int64_t>(generation_))
         .bind(2, static_cast<std::int64_t>(batch_number_))
         .run();
@@ -755,7 +746,7 @@ bool SqliteStore::write_sql(const std::vector<SqlWork>& work) {
   // From the last record back: a room's record is left out when the next record of the room
   // is of the same game (its game row, its room row and its seats are all rewritten by that
   // one), unless an archive or a rating of the room comes between, which needs the game row
-  // as it was. A prune keeps everything before it.
+  // as it was. (Prunes never wait: they go to SQLite in their batch, after what waited.)
   std::vector<char> superseded(work.size(), 0);
   std::unordered_map<std::string_view, int> next_game;  // room -> game of its next record
   for (std::size_t i = work.size(); i-- > 0;) {
@@ -763,9 +754,6 @@ bool SqliteStore::write_sql(const std::vector<SqlWork>& work) {
       const auto next = next_game.find(room->id);
       superseded[i] = next != next_game.end() && next->second == room->game_number ? 1 : 0;
       next_game.insert_or_assign(room->id, room->game_number);
-    } else if (std::holds_alternative<PruneRoomsBefore>(work[i]) ||
-               std::holds_alternative<PrunePlayersBefore>(work[i])) {
-      next_game.clear();
     } else if (const std::string* room_id =
                    std::visit([](const auto& value) { return room_of(value); }, work[i])) {
       next_game.erase(*room_id);
@@ -806,23 +794,22 @@ void SqliteStore::write_sql(const SqlWork& work) {
     auto& insert = statements_->insert_packed;
     insert.bind(1, game->room_id).bind(2, std::int64_t{game->game_number});
     insert.bind(3, game->packed).run();
-  } else if (const auto* prune = std::get_if<PruneRoomsBefore>(&work)) {
-    seats_written_.clear();  // the rooms it deletes take their seats with them
-    statements_->prune_rooms.bind(1, prune->before_ms).run();
-  } else if (const auto* idle = std::get_if<PrunePlayersBefore>(&work)) {
-    auto& deleted = statements_->prune_players;
-    deleted.bind(1, idle->before_ms);
-    try {
-      while (deleted.step()) {
-        std::string id = deleted.column_text(0);
-        if (known_players_.erase(id) > 0) players_removed_.push_back(std::move(id));
-      }
-    } catch (...) {
-      deleted.reset();
-      throw;
-    }
-    deleted.reset();
   }
+}
+
+void SqliteStore::prune_players(UnixMillis before_ms) {
+  auto& deleted = statements_->prune_players;
+  deleted.bind(1, before_ms);
+  try {
+    while (deleted.step()) {
+      std::string id = deleted.column_text(0);
+      if (known_players_.erase(id) > 0) players_removed_.push_back(std::move(id));
+    }
+  } catch (...) {
+    deleted.reset();
+    throw;
+  }
+  deleted.reset();
 }
 
 bool SqliteStore::generation_full() const {
@@ -854,11 +841,12 @@ bool SqliteStore::write_one(const Write& write) {
       // room record is refused.
       encode_write(*prune, payload_);
       sql_now();
-      write_sql(*prune);
+      seats_written_.clear();  // the rooms it deletes take their seats with them
+      statements_->prune_rooms.bind(1, prune->before_ms).run();
     } else if (const auto* idle = std::get_if<PrunePlayersBefore>(&write.record)) {
       encode_write(*idle, payload_);
       sql_now();
-      write_sql(*idle);
+      prune_players(idle->before_ms);
     } else if (const auto* rated = std::get_if<RatedGameRecord>(&write.record)) {
       rated_sides(*rated);  // refuses a game that cannot be rated, before it is acknowledged
       encode_write(*rated, payload_);
@@ -908,15 +896,18 @@ void SqliteStore::note_room(const RoomRecord& room) {
   const auto live = live_.find(room.id);
   const bool ends_live_game =
       live != live_.end() && (!is_live(room) || live->second->game_number != room.game_number);
-  const bool archives = ends_live_game && !live->second->seqs.empty();
+  std::optional<ArchivedGame> archive;
+  if (ends_live_game && !live->second->seqs.empty()) {
+    archive = ArchivedGame{room.id, live->second->game_number, "[" + live->second->packed + "]"};
+  }
   // The record, then the archive of the game it ends, which needs the record's game row.
-  if (sql_open_ && archives) {
+  if (sql_open_ && archive) {
     // Written at once: the two together or neither.
     auto& s = *statements_;
     s.savepoint.run();
     try {
-      to_sql(room);
-      to_sql(ArchivedGame{room.id, live->second->game_number, "[" + live->second->packed + "]"});
+      write_sql(room);
+      write_sql(*archive);
       s.release.run();
     } catch (...) {
       if (writer_db_->in_transaction()) {
@@ -927,9 +918,7 @@ void SqliteStore::note_room(const RoomRecord& room) {
     }
   } else {
     to_sql(room);
-    if (archives) {
-      to_sql(ArchivedGame{room.id, live->second->game_number, "[" + live->second->packed + "]"});
-    }
+    if (archive) to_sql(std::move(*archive));
   }
   // Only once the record is taken: a refused write leaves live_ as it was.
   if (ends_live_game) {

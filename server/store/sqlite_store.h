@@ -130,9 +130,9 @@ class SqliteStore final : public Store {
   void take_batch(std::vector<Write>& batch, bool records_only);
   // Commits `batch`, counts it and calls its callbacks in order (commit_mutex_ held).
   void commit_and_report(std::vector<Write>& batch, std::vector<char>& ok);
-  // Makes `batch` durable as one frame of the redo log, applying what is not a live game's
-  // move to SQLite in one transaction; ok[i] says whether write i is durable. False when the
-  // batch was not stored.
+  // Makes `batch` durable as one frame of the redo log, its records left waiting for SQLite
+  // (or written in the batch's own transaction when a write needs it: sql_now); ok[i] says
+  // whether write i is durable. False when the batch was not stored.
   bool commit_batch(std::vector<Write>& batch, std::vector<char>& ok);
   // Takes one write into the batch: a move of a live game into live_, a record into
   // waiting_sql_ (or, once the batch has an SQLite transaction of its own, into SQLite);
@@ -144,8 +144,7 @@ class SqliteStore final : public Store {
     int game_number = 0;
     std::string packed;
   };
-  using SqlWork = std::variant<PlayerRecord, RoomRecord, RatedGameRecord, PruneRoomsBefore,
-                               PrunePlayersBefore, ArchivedGame>;
+  using SqlWork = std::variant<PlayerRecord, RoomRecord, RatedGameRecord, ArchivedGame>;
   // Leaves `work` for apply_pending, or writes it at once when the batch has its transaction.
   void to_sql(SqlWork work);
   // Writes what waits in waiting_sql_ to SQLite in the batch's transaction, after which the
@@ -171,9 +170,13 @@ class SqliteStore final : public Store {
   void begin_sql();
   void write_player(const PlayerRecord& player);
   void write_room(const RoomRecord& room);
-  // live_'s part of a room record: the game it ends is packed (ArchivedGame), the one it
-  // starts kept in memory.
+  // Takes a room record into the batch: refuses what SQLite's constraints would, hands it
+  // (and the archive of the game it ends, ArchivedGame) to to_sql, and keeps live_ (the game
+  // it ends let go, the one it starts kept in memory).
   void note_room(const RoomRecord& room);
+  // Deletes idle players (prune_idle_players) in the batch's transaction, and from
+  // known_players_.
+  void prune_players(UnixMillis before_ms);
   void write_move(const MoveRecord& move);
   void write_rated_game(const RatedGameRecord& game);
   // A reader's start. lock_for_reading() takes the commit lock (not on the thread that holds
