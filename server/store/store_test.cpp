@@ -603,6 +603,26 @@ TEST_P(StoreTest, ARoomWithMoreOccupantsThanSeatsIsRefused) {
   EXPECT_FALSE(store->load_room("r1"));
 }
 
+// What the schema's checks refuse, every backend refuses before acknowledging (SQLite's records
+// reach its file after the acknowledgement, so its store checks them itself).
+TEST_P(StoreTest, ARoomOfNoSeatsOrANegativeGameIsRefused) {
+  auto store = open();
+  Outcomes outcomes;
+  store->save_player(player("p1"), outcomes.callback());
+  RoomRecord no_seats = room("r1", "p1");
+  no_seats.seats = 0;
+  no_seats.occupants.clear();
+  store->save_room(no_seats, outcomes.callback());
+  RoomRecord negative = room("r2", "p1");
+  negative.game_number = -1;
+  store->save_room(negative, outcomes.callback());
+  store->flush();
+  EXPECT_EQ(outcomes.ok, 1);
+  EXPECT_EQ(outcomes.failed, 2);
+  EXPECT_FALSE(store->load_room("r1"));
+  EXPECT_FALSE(store->load_room("r2"));
+}
+
 TEST_P(StoreTest, WritesAfterCloseFailAtOnce) {
   auto store = open();
   close(*store);
