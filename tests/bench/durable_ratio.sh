@@ -11,7 +11,8 @@
 # PARLOR_BENCH_AT_ONCE=1 they run at the same time, each server on CPU 0 with its own load on
 # CPU 1, so that the machine's drift falls on both alike (tools/bench_compare.sh says more).
 # The other PARLOR_BENCH_* variables of server_load.sh apply to both (the writer on its own
-# core: PARLOR_BENCH_STORE_CPUS=1).
+# core: PARLOR_BENCH_STORE_CPUS=1). tests/bench/durable_interleaved.sh has the two servers take
+# turns of a few seconds instead, which this machine's drift needs.
 set -euo pipefail
 build=${1:?usage: tests/bench/durable_ratio.sh BUILD_DIR [ROUNDS] [SECONDS]}
 rounds=${2:-8}

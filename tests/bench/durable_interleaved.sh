@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Durable against in memory, interleaved: two servers, A (--store none) and B (--store sqlite,
+# the default, durable), each with its own parlor-load (100 rooms x 4 flat out), take turns of
+# SLICE seconds: while one pair (server and load) runs, the other is stopped (SIGSTOP). Each
+# server runs alone in its turns, on CPU 0 with its load on CPU 1 as tests/bench/server_load.sh
+# runs it, and the turns alternate every few seconds, so that the machine's drift (on this
+# virtual machine 20% and more within a minute) falls on both alike. A turn's CPU per move is
+# the server's CPU time in the turn (all its threads, /proc/PID/task/*/schedstat, in ns) over
+# the moves it accepted in it (parlor_moves_accepted_total from its /metrics); the first SETTLE
+# seconds after a resume are left out. Each B turn is compared with the mean of the A turns
+# either side of it (docs/BENCHMARKS.md, "Durable against in memory, interleaved").
+#
+#   tests/bench/durable_interleaved.sh BUILD_DIR [TURNS] [SLICE_SECONDS]
+#   e.g. tests/bench/durable_interleaved.sh build/release 12 3
+#
+# PARLOR_BENCH_A_STORE / PARLOR_BENCH_B_STORE change a side's store (none / sqlite by default),
+# PARLOR_BENCH_A_BUILD / PARLOR_BENCH_B_BUILD the build directory of its parlor-server (two
+# builds of one store: PARLOR_BENCH_A_STORE=sqlite PARLOR_BENCH_A_BUILD=other/build); both
+# loads are BUILD_DIR's parlor-load. PARLOR_BENCH_SERVER_FLAGS adds
+# flags to both servers (--store-sync normal: a store without fdatasync), and
+# PARLOR_BENCH_STORE_CPUS puts a durable server's writer thread (parlor-store) on its own CPU
+# list, as in server_load.sh.
+set -euo pipefail
+build=${1:?usage: tests/bench/durable_interleaved.sh BUILD_DIR [TURNS] [SLICE_SECONDS]}
+turns=${2:-12}
+slice=${3:-3}
+settle=0.5
+rooms=100
+seats=4
+ramp_ms=1000
+declare -A server_build=([A]="${PARLOR_BENCH_A_BUILD:-$build}" [B]="${PARLOR_BENCH_B_BUILD:-$build}")
+declare -A store=([A]="${PARLOR_BENCH_A_STORE:-none}" [B]="${PARLOR_BENCH_B_STORE:-sqlite}")
+for binary in "${server_build[A]}/server/parlor-server" "${server_build[B]}/server/parlor-server" \
+  "$build/bots/parlor-load"; do
+  if [ ! -x "$binary" ]; then
+    echo "durable_interleaved: $binary is not built" >&2
+    exit 1
+  fi
+done
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -CONT "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# start_server SIDE: the server's PID in $work/SIDE.pid, its port in $work/SIDE.port.
+start_server() {
+  local side=$1 out=$work/$1.out
+  mkdir -p "$work/$side.data"
+  taskset -c 0 "${server_build[$side]}/server/parlor-server" --port 0 --threads 1 \
+    --store "${store[$side]}" --data-dir "$work/$side.data" --rate-per-second 1000000 \
+    --rate-burst 1000000 --max-connections-per-ip 100000 --max-handshakes-per-ip 100000 \
+    ${PARLOR_BENCH_SERVER_FLAGS:-} >"$out" 2>/dev/null &
+  pids+=($!)
+  echo $! >"$work/$side.pid"
+  for _ in $(seq 50); do grep -q listening "$out" && break; sleep 0.1; done
+  sed -n 's/listening on .*:\([0-9]*\)/\1/p' "$out" >"$work/$side.port"
+  if [ ! -s "$work/$side.port" ]; then
+    echo "durable_interleaved: server $side (${store[$side]}) did not start" >&2
+    exit 1
+  fi
+  if [ -n "${PARLOR_BENCH_STORE_CPUS:-}" ]; then
+    local task
+    for task in /proc/"$(cat "$work/$side.pid")"/task/*; do
+      [ "$(cat "$task/comm")" = parlor-store ] && taskset -pc "$PARLOR_BENCH_STORE_CPUS" "${task##*/}" >/dev/null
+    done
+  fi
+  return 0
+}
+
+# start_load SIDE: parlor-load against server SIDE, for longer than the whole measurement.
+start_load() {
+  local side=$1
+  local seconds=$((turns * 2 * (slice + 1) + 60))
+  taskset -c 1 "$build/bots/parlor-load" --url "ws://127.0.0.1:$(cat "$work/$side.port")/ws" \
+    --game bigtwo --rooms "$rooms" --seats "$seats" --think-ms 0 --duration "$seconds" \
+    --ramp-ms "$ramp_ms" --json >"$work/$side.load" 2>&1 &
+  pids+=($!)
+  echo $! >"$work/$side.load_pid"
+}
+
+# The CPU time of every thread of PID, in ns.
+cpu_ns() {
+  cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{sum += $1} END {printf "%.0f", sum}'
+}
+moves() {
+  curl -sf --max-time 5 "http://127.0.0.1:$(cat "$work/$1.port")/metrics" |
+    sed -n 's/^parlor_moves_accepted_total \([0-9]*\).*/\1/p'
+}
+pause() { kill -STOP "$(cat "$work/$1.pid")" "$(cat "$work/$1.load_pid")"; }
+resume() { kill -CONT "$(cat "$work/$1.pid")" "$(cat "$work/$1.load_pid")"; }
+
+# turn SIDE: runs pair SIDE for one slice; writes its CPU per move (µs) and moves/s to
+# $work/turn.
+turn() {
+  local side=$1 pid c0 c1 m0 m1
+  pid=$(cat "$work/$side.pid")
+  resume "$side"
+  sleep "$settle"
+  c0=$(cpu_ns "$pid")
+  m0=$(moves "$side")
+  sleep "$slice"
+  c1=$(cpu_ns "$pid")
+  m1=$(moves "$side")
+  pause "$side"
+  if [ -z "$m0" ] || [ -z "$m1" ] || [ "$m1" -le "$m0" ]; then
+    echo "durable_interleaved: server $side accepted no moves in a turn; its load said:" >&2
+    cat "$work/$side.load" >&2
+    exit 1
+  fi
+  awk -v c="$((c1 - c0))" -v m="$((m1 - m0))" -v s="$slice" \
+    'BEGIN {printf "%.2f %.0f\n", c / 1000 / m, m / s}' >"$work/turn"
+}
+
+start_server A
+start_server B
+# One pair ramps up at a time, so that its rooms open as they do in server_load.sh.
+start_load A
+sleep "$(awk -v r="$ramp_ms" 'BEGIN {print r / 1000 + 1}')"
+pause A
+start_load B
+sleep "$(awk -v r="$ramp_ms" 'BEGIN {print r / 1000 + 1}')"
+pause B
+
+# A, B, A, B, ..., A: every B turn has an A turn either side.
+declare -a a_us a_rate b_us b_rate
+turn A
+read -r 'a_us[0]' 'a_rate[0]' <"$work/turn"
+for i in $(seq 1 "$turns"); do
+  turn B
+  read -r "b_us[$i]" "b_rate[$i]" <"$work/turn"
+  turn A
+  read -r "a_us[$i]" "a_rate[$i]" <"$work/turn"
+done
+
+echo "durable_interleaved: A = ${store[A]} (${server_build[A]}), B = ${store[B]} (${server_build[B]})," \
+  "$turns turns of $slice s each"
+printf '%-5s %12s %10s %12s %10s %7s\n' turn "A us/move" "A mv/s" "B us/move" "B mv/s" "B/A"
+for i in $(seq 1 "$turns"); do
+  around=$(awk -v a="${a_us[i - 1]}" -v b="${a_us[i]}" 'BEGIN {printf "%.2f", (a + b) / 2}')
+  ratio=$(awk -v s="${b_us[i]}" -v n="$around" 'BEGIN {printf "%.3f", s / n}')
+  echo "$ratio" >>"$work/ratios"
+  printf '%-5s %12s %10s %12s %10s %7s\n' "$i" "$around" "${a_rate[i]}" "${b_us[i]}" \
+    "${b_rate[i]}" "$ratio"
+done
+sort -n "$work/ratios" | awk -v a="${store[A]}" -v b="${store[B]}" '
+  { v[NR] = $1 }
+  END {
+    median = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "server CPU per move, B (%s) / A (%s), interleaved: median %.3f, spread %.3f-%.3f over %d turns\n",
+      b, a, median, v[1], v[NR], NR
+  }'
