@@ -109,10 +109,5 @@ for r in $(seq 1 "$rounds"); do
   printf '%-6s %-8s %14s %12.0f %14s %12.0f %8s\n' "$r" "$first" "$base_cpu" "$base_rate" \
     "$this_cpu" "$this_rate" "$ratio"
 done
-sort -n "$results" | awk -v base="$short" -v head="$head_sha" '
-  { v[NR] = $1 }
-  END {
-    median = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "server CPU per move, this (%s) / BASE (%s): median %.3f, spread %.3f-%.3f over %d pairs\n",
-      head, base, median, v[1], v[NR], NR
-  }'
+"$root/tests/bench/median_spread.sh" \
+  "server CPU per move, this ($head_sha) / BASE ($short)" pairs "$results"

@@ -147,10 +147,5 @@ for i in $(seq 1 "$turns"); do
   printf '%-5s %12s %10s %12s %10s %7s\n' "$i" "$around" "${a_rate[i]}" "${b_us[i]}" \
     "${b_rate[i]}" "$ratio"
 done
-sort -n "$work/ratios" | awk -v a="${store[A]}" -v b="${store[B]}" '
-  { v[NR] = $1 }
-  END {
-    median = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "server CPU per move, B (%s) / A (%s), interleaved: median %.3f, spread %.3f-%.3f over %d turns\n",
-      b, a, median, v[1], v[NR], NR
-  }'
+"$(dirname "$0")/median_spread.sh" \
+  "server CPU per move, B (${store[B]}) / A (${store[A]}), interleaved" turns "$work/ratios"

@@ -54,10 +54,4 @@ for r in $(seq 1 "$rounds"); do
   printf '%-6s %-7s %14s %10.0f %16s %12.0f %7s\n' "$r" "$first" "$none" "$(rate "$none_out")" \
     "$sqlite" "$(rate "$sqlite_out")" "$ratio"
 done
-sort -n "$ratios" | awk '
-  { v[NR] = $1 }
-  END {
-    median = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "server CPU per move, sqlite / none: median %.3f, spread %.3f-%.3f over %d pairs\n",
-      median, v[1], v[NR], NR
-  }'
+"$here/median_spread.sh" "server CPU per move, sqlite / none" pairs "$ratios"
