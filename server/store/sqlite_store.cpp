@@ -563,19 +563,9 @@ bool SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok)
   players_added_.clear();
   players_removed_.clear();
   bool flushes = false;
-  const auto roll_back = [&] {
-    if (!sql_open_) return;
-    sql_open_ = false;
-    seats_written_.clear();  // the transaction's may not be in the file: rewritten next time
-    try {
-      if (writer_db_->in_transaction()) statements_->rollback.run();
-    } catch (const Error& rollback_error) {
-      report(std::string("ROLLBACK failed: ") + rollback_error.what());
-    }
-  };
   const auto fail_all = [&](const std::string& why) {
     report("a batch of " + std::to_string(batch.size()) + " writes was not stored: " + why);
-    roll_back();
+    roll_back_sql();
     undo_live();
     waiting_sql_.erase(waiting_sql_.begin() + static_cast<std::ptrdiff_t>(waiting_before),
                        waiting_sql_.end());
@@ -604,7 +594,7 @@ bool SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok)
     }
   }
   if (payload_.empty()) {  // only flushes, or every write refused: nothing to make durable
-    roll_back();
+    roll_back_sql();
     undo_.clear();
     // A flush leaves SQLite's file with everything committed before it.
     if (flushes) apply_pending();
@@ -712,13 +702,7 @@ bool SqliteStore::apply_pending() {
     sql_open_ = false;
   } catch (const Error& error) {
     statements_->set_redo.reset();
-    sql_open_ = false;
-    seats_written_.clear();
-    try {
-      if (writer_db_->in_transaction()) statements_->rollback.run();
-    } catch (const Error& rollback_error) {
-      report(std::string("ROLLBACK failed: ") + rollback_error.what());
-    }
+    roll_back_sql();
     report("the database was not brought up to date from the redo log (" +
            std::string(error.what()) + "); " + std::to_string(waiting_sql_.size()) +
            " records wait for the next try");
@@ -820,6 +804,17 @@ void SqliteStore::begin_sql() {
   if (sql_open_) return;
   statements_->begin.run();
   sql_open_ = true;
+}
+
+void SqliteStore::roll_back_sql() {
+  if (!sql_open_) return;
+  sql_open_ = false;
+  seats_written_.clear();  // the transaction's may not be in the file: rewritten next time
+  try {
+    if (writer_db_->in_transaction()) statements_->rollback.run();
+  } catch (const Error& rollback_error) {
+    report(std::string("ROLLBACK failed: ") + rollback_error.what());
+  }
 }
 
 bool SqliteStore::write_one(const Write& write) {

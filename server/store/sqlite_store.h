@@ -168,6 +168,9 @@ class SqliteStore final : public Store {
   // caller does the work itself.
   bool leave_to_writer(bool& due);
   void begin_sql();
+  // Rolls back the transaction begin_sql() opened, if it is still open (a failure SQLite has
+  // not rolled back itself), and forgets the seats it wrote.
+  void roll_back_sql();
   void write_player(const PlayerRecord& player);
   void write_room(const RoomRecord& room);
   // Takes a room record into the batch: refuses what SQLite's constraints would, hands it
