@@ -185,8 +185,11 @@ std::string check_non_interference(const WorldRules& rules, std::uint64_t seed,
   }
 
   // Early positions leave the most to resample; later ones show more of the game.
-  std::vector<std::size_t> lengths{0, history.size() / 3, 2 * history.size() / 3, history.size()};
-  lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+  std::vector<std::size_t> lengths;
+  for (const std::size_t length :
+       {std::size_t{0}, history.size() / 3, 2 * history.size() / 3, history.size()}) {
+    if (lengths.empty() || lengths.back() != length) lengths.push_back(length);
+  }
   std::vector<Seat> viewers{kSpectator};
   for (Seat seat = 0; seat < rules.seats(); ++seat) viewers.push_back(seat);
 
