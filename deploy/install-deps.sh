@@ -8,8 +8,6 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
-  # LLVM's linker, which the build uses where it is installed (CMakeLists.txt).
-  lld
   libboost1.81-dev nlohmann-json3-dev libssl-dev libsqlite3-dev libpq-dev libmimalloc-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   openssl chromium

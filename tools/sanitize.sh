@@ -11,11 +11,12 @@
 #     and runs them.
 #
 # Sized for CI, where `make test` must finish within 45 minutes on a fresh two-core machine:
-# both configurations are unity builds (a batch of eight server files compiles in 0.58 of
-# the CPU time of the eight alone), their builds run beside the release suite, self-play is
-# capped and each fuzz target runs 10 s (docs/ARCHITECTURE.md, "Sanitizers in make test", has
-# the measured times, and what is still over the budget). `make asan` (every test under ASan and UBSan), `make tsan` (every server
-# test under TSan) and `make fuzz` (longer fuzz runs) go further by hand.
+# both configurations are unity builds (a batch of eight server files compiles in 0.58 of the
+# CPU time of the eight alone) compiled at -O1, the TLS session at -O0; their builds run beside
+# the release suite, self-play is capped and each fuzz target runs 10 s (docs/ARCHITECTURE.md,
+# "Sanitizers in make test", has the measured times, and what is still over the budget).
+# `make asan` (every test under ASan and UBSan), `make tsan` (every server test under TSan)
+# and `make fuzz` (longer fuzz runs) go further by hand.
 #
 #   tools/sanitize.sh [build|all] [SMOKE_SECONDS]
 #
