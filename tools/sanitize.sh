@@ -2,18 +2,20 @@
 # The sanitizer runs of `make test`, after the release suite:
 #
 #  1. ASan + UBSan (preset `fuzz`: clang 14, every library also instrumented for libFuzzer).
-#     Builds the fuzz targets and the tests labelled `sanitized` (every unit test, the tests
-#     of a server in the test's own process, the conformance suite), runs those tests with at
-#     most 100 games per self-play test (the release run plays up to 10,000), then runs each
-#     fuzz target for SMOKE seconds from its committed corpus and dictionary, two at a time.
+#     Builds the fuzz targets and the tests labelled `sanitized` (every unit test but the
+#     games' self-play, search and non-interference tests, which the release suite runs; the
+#     tests of a server in the test's own process; the conformance suite), runs those tests,
+#     then runs each fuzz target for SMOKE seconds from its committed corpus and dictionary,
+#     two at a time.
 #  2. ThreadSanitizer (preset `tsan`: GCC 12). Builds the tests labelled `tsan` (a server in
 #     the test's own process with two I/O threads, the ratings test and the conformance suite)
 #     and runs them.
 #
 # Sized for CI, where `make test` must finish within 45 minutes on a fresh two-core machine:
 # both configurations are unity builds (a batch of eight server files compiles in 0.58 of the
-# CPU time of the eight alone) compiled at -O1, the TLS session at -O0; their builds run beside
-# the release suite, self-play is capped and each fuzz target runs 10 s (docs/ARCHITECTURE.md,
+# CPU time of the eight alone) compiled at -O1, the TLS session and the test programs' own
+# sources at -O0; their builds run beside the release suite, the games' self-play tests are left
+# to the release suite and each fuzz target runs 10 s (docs/ARCHITECTURE.md,
 # "Sanitizers in make test", has the measured times, and what is still over the budget).
 # `make asan` (every test under ASan and UBSan), `make tsan` (every server test under TSan)
 # and `make fuzz` (longer fuzz runs) go further by hand.

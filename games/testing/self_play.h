@@ -57,7 +57,7 @@ std::string run_self_play(const GameInfo& info, const Json& options, int seats,
 // `fallback`. The test prints it so any failure can be replayed.
 std::uint64_t test_seed(std::uint64_t fallback);
 // Number of games: PARLOR_SELF_PLAY_GAMES when set, else `fallback` capped at
-// PARLOR_SELF_PLAY_MAX_GAMES when that is set (the sanitizer run of make test).
+// PARLOR_SELF_PLAY_MAX_GAMES when that is set (make test's release suite).
 int self_play_games(int fallback);
 
 // A move built from a prompt's "choose" form (a move whose legal set is not enumerated, such
