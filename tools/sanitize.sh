@@ -53,15 +53,16 @@ cmake --build --preset tsan-ci
 stage "ASan+UBSan tests"
 ctest --preset sanitize -j2 --timeout 900
 
-stage "fuzz smoke: each target ${smoke} s, game_moves $((smoke * 3)) s"
+# game_moves plays a game per input (under two hundred inputs in 10 s) and is the sanitizers'
+# reach into the rules, whose self-play tests make test runs in the release build only: it gets
+# three times the others' time.
+game_moves_smoke=$((smoke * 3))
+stage "fuzz smoke: each target ${smoke} s, game_moves ${game_moves_smoke} s"
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 smoke_one() {
   local name=$1 smoke=$2 logs=$3
-  # game_moves plays a game per input (under two hundred inputs in 10 s) and is the
-  # sanitizers' reach into the rules, whose self-play tests make test runs in the release
-  # build only: it gets three times the others' time.
-  if [ "$name" = game_moves ]; then smoke=$((smoke * 3)); fi
+  if [ "$name" = game_moves ]; then smoke=$4; fi
   # New inputs go to a scratch corpus; the committed one is only read.
   if tools/fuzz_target.sh "$name" "$smoke" "$logs/corpus-$name" "$logs/$name-" \
     >"$logs/$name.log" 2>&1; then
@@ -79,8 +80,8 @@ smoke_one() {
 export -f smoke_one
 targets=$(for f in tests/fuzz/*_fuzz.cpp; do basename "$f" _fuzz.cpp; done)
 failed=0
-printf '%s\n' $targets | xargs -P2 -I{} bash -c 'smoke_one "$@"' _ {} "$smoke" "$logs" ||
-  failed=1
+printf '%s\n' $targets |
+  xargs -P2 -I{} bash -c 'smoke_one "$@"' _ {} "$smoke" "$logs" "$game_moves_smoke" || failed=1
 if [ "$failed" != 0 ]; then
   # A crash input is left in the scratch directory, which the trap removes: keep it.
   mkdir -p build/fuzz/smoke-failures
