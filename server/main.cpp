@@ -8,6 +8,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "server/allocator_tuning.h"
 #include "server/config.h"
 #include "server/log.h"
 #include "server/server.h"
@@ -15,6 +16,7 @@
 
 int main(int argc, char** argv) {
   using namespace parlor::server;
+  tune_allocator();
   std::string error;
   bool help = false;
   auto config = parse_config(argc, argv, error, help);

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
+#include <charconv>
 #include <future>
 #include <iostream>
 #include <map>
@@ -101,19 +103,32 @@ std::filesystem::path redo_file(const std::filesystem::path& file, int which) {
   return file.string() + ".redo-" + std::to_string(which);
 }
 
+// A number as decimal text, through a buffer on the stack rather than a string of its own:
+// append_packed runs for every move stored.
+void append_number(std::string& out, std::int64_t value) {
+  std::array<char, 24> digits{};
+  const char* end = std::to_chars(digits.data(), digits.data() + digits.size(), value).ptr;
+  out.append(digits.data(), static_cast<std::size_t>(end - digits.data()));
+}
+
 // One entry of a packed_moves row: [seq, seat, move, at_ms, state_hash or null].
+// `out` is a row under way: "[" and the entries so far.
 void append_packed(std::string& out, const MoveRecord& move, std::string_view move_text) {
-  if (!out.empty()) out += ',';
+  if (out.size() > 1) out += ',';
   out += '[';
-  out += std::to_string(move.seq);
+  append_number(out, move.seq);
   out += ',';
-  out += std::to_string(move.seat);
+  append_number(out, move.seat);
   out += ',';
   out += move_text;
   out += ',';
-  out += std::to_string(move.at_ms);
+  append_number(out, move.at_ms);
   out += ',';
-  out += move.state_hash ? std::to_string(static_cast<std::int64_t>(*move.state_hash)) : "null";
+  if (move.state_hash) {
+    append_number(out, static_cast<std::int64_t>(*move.state_hash));
+  } else {
+    out += "null";
+  }
   out += ']';
 }
 
@@ -891,10 +906,20 @@ void SqliteStore::note_room(const RoomRecord& room) {
   const auto live = live_.find(room.id);
   const bool ends_live_game =
       live != live_.end() && (!is_live(room) || live->second->game_number != room.game_number);
+  // The archive of the game it ends takes the game's packed row out of the live game rather
+  // than a copy of it (a game's moves are a few kilobytes, and a game ends every pass or two);
+  // give_back() returns it when the record is refused, undo_live() when the batch is not stored.
   std::optional<ArchivedGame> archive;
   if (ends_live_game && !live->second->seqs.empty()) {
-    archive = ArchivedGame{room.id, live->second->game_number, "[" + live->second->packed + "]"};
+    LiveGame& game = *live->second;
+    game.packed += ']';
+    archive = ArchivedGame{room.id, game.game_number, std::move(game.packed)};
   }
+  const auto give_back = [&live](std::string& packed) {
+    live->second->packed = std::move(packed);
+    live->second->packed.pop_back();
+  };
+  std::optional<std::size_t> archived_at;
   // The record, then the archive of the game it ends, which needs the record's game row.
   if (sql_open_ && archive) {
     // Written at once: the two together or neither.
@@ -905,25 +930,37 @@ void SqliteStore::note_room(const RoomRecord& room) {
       write_sql(*archive);
       s.release.run();
     } catch (...) {
+      give_back(archive->packed);
       if (writer_db_->in_transaction()) {
         s.rollback_to.run();
         s.release.run();
       }
       throw;
     }
+    give_back(archive->packed);  // SQLite has its own copy now
+  } else if (archive) {
+    try {
+      waiting_sql_.reserve(waiting_sql_.size() + 2);  // so that neither push below can fail
+      to_sql(room);
+    } catch (...) {
+      give_back(archive->packed);
+      throw;
+    }
+    to_sql(std::move(*archive));
+    archived_at = waiting_sql_.size() - 1;
   } else {
     to_sql(room);
-    if (archive) to_sql(std::move(*archive));
   }
   // Only once the record is taken: a refused write leaves live_ as it was.
   if (ends_live_game) {
-    undo_.push_back(
-        {LiveUndo::Kind::kEnded, room.id, nullptr, 0, 0, 0, 0, std::move(live->second)});
+    undo_.push_back({LiveUndo::Kind::kEnded, room.id, nullptr, 0, 0, 0, 0, std::move(live->second),
+                     archived_at});
     live_.erase(live);
   }
   if (is_live(room) && !live_.contains(room.id)) {
     live_.emplace(room.id, std::make_unique<LiveGame>(room.game_number));
-    undo_.push_back({LiveUndo::Kind::kStarted, room.id, nullptr, 0, 0, 0, 0, nullptr});
+    undo_.push_back(
+        {LiveUndo::Kind::kStarted, room.id, nullptr, 0, 0, 0, 0, nullptr, std::nullopt});
   }
 }
 
@@ -1084,7 +1121,8 @@ void SqliteStore::write_move(const MoveRecord& move) {
                      game.packed.size(),
                      game.frames.size(),
                      game.max_seq,
-                     nullptr});
+                     nullptr,
+                     std::nullopt});
     const std::size_t start = game.frames.size();
     add_live_move(game, move, text);
     payload_.append(game.frames, start);
@@ -1123,6 +1161,11 @@ void SqliteStore::undo_live() {
         live_.erase(change.room_id);
         break;
       case LiveUndo::Kind::kEnded:
+        if (change.archived_at) {  // its packed row, taken back from the archive that waits
+          auto& archived = std::get<ArchivedGame>(waiting_sql_.at(*change.archived_at));
+          change.ended->packed = std::move(archived.packed);
+          change.ended->packed.pop_back();
+        }
         live_[change.room_id] = std::move(change.ended);
         break;
     }
@@ -1409,7 +1452,7 @@ std::vector<MoveRecord> read_archived(sqlite::Db& db, const std::string& room_id
 void add_live(std::vector<MoveRecord>& moves, const std::string& packed, const std::string& room_id,
               int game_number) {
   const auto entries =
-      parse_json("[" + packed + "]",
+      parse_json(packed + "]",
                  "room " + room_id + " game " + std::to_string(game_number) + "'s moves under way");
   for (const auto& entry : entries) moves.push_back(read_packed_move(entry, room_id, game_number));
   sort_by_seq(moves);

@@ -270,7 +270,9 @@ class SqliteStore final : public Store {
     int game_number;
     std::int64_t max_seq = std::numeric_limits<std::int64_t>::min();
     std::vector<std::int64_t> seqs;  // append order
-    std::string packed;  // packed_moves' entries, comma-separated: [seq,seat,move,at_ms,hash]
+    // packed_moves' row under way: "[" then the entries, comma-separated, each
+    // [seq,seat,move,at_ms,hash]; the row's "]" is added when the game ends.
+    std::string packed = "[";
     std::string frames;  // the moves' redo log encodings, copied forward to a new generation
   };
   std::unordered_map<std::string, std::unique_ptr<LiveGame>> live_;
@@ -285,6 +287,8 @@ class SqliteStore final : public Store {
     std::size_t seqs = 0, packed = 0, frames = 0;
     std::int64_t max_seq = 0;
     std::unique_ptr<LiveGame> ended;  // kEnded
+    // kEnded: the index in waiting_sql_ of the archive that took the game's packed row.
+    std::optional<std::size_t> archived_at;
   };
   std::vector<LiveUndo> undo_;
 

@@ -260,6 +260,62 @@ TEST_F(SqliteStoreTest, AFinishedGameIsArchivedAsOneRowAndALiveGameIsInTheRedoLo
   expect_moves(history->games[0].moves, "r1", 1, {1, 2, 3, 4, 5, 6});
 }
 
+// The record that ends a game takes the game's packed row for its archive; when the batch is
+// not stored, the live game gets its moves back, and the next record that ends it archives them
+// all.
+TEST_F(SqliteStoreTest, AGameEndedInABatchTheDiskRefusedKeepsItsMovesForTheNextEnd) {
+  auto with = options();
+  with.batch_window = std::chrono::seconds(5);  // the flush ends it: the writes share it
+  auto store = std::make_unique<SqliteStore>(with);
+  store->save_player(player("p1"), nullptr);
+  const RoomRecord game1 = started(room("r1", "p1"), 1, 11, 0);
+  store->save_room(game1, nullptr);
+  store->save_room(started(room("r2", "p1"), 1, 5, 0), nullptr);
+  for (int seq = 1; seq <= 3; ++seq) store->append_move(move("r1", 1, seq), nullptr);
+  store->flush();
+
+  // The end of r1's game in one batch with a move of r2's live game big enough that the redo
+  // log refuses the frame (as in SeatsOfABatchTheDiskRefusedAreWrittenByTheNextRecord).
+  std::uintmax_t largest = 0;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    largest = std::max(largest, entry.file_size());
+  }
+  MoveRecord big = move("r2", 1, 1);
+  big.move = {{"padding", std::string(largest + (4 << 20), 'x')}};
+  Outcomes outcomes;
+  {
+    struct rlimit before {};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limited = before;
+    limited.rlim_cur = largest + (1 << 20);
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+    store->save_room(ended(game1), outcomes.callback());
+    store->append_move(std::move(big), outcomes.callback());
+    store->flush();
+    ::setrlimit(RLIMIT_FSIZE, &before);
+    std::signal(SIGXFSZ, old_handler);
+  }
+  ASSERT_EQ(outcomes.failed, 2) << "the disk refused the batch";
+  EXPECT_EQ(archived_rows("r1"), 0);
+  auto history = store->load_room("r1");
+  ASSERT_TRUE(history);
+  ASSERT_EQ(history->games.size(), 1u);
+  EXPECT_FALSE(history->games[0].finished_ms);
+  expect_moves(history->games[0].moves, "r1", 1, {1, 2, 3});
+
+  store->append_move(move("r1", 1, 4), outcomes.callback());
+  store->save_room(ended(game1), outcomes.callback());
+  store->flush();
+  EXPECT_EQ(outcomes.ok, 2);
+  EXPECT_EQ(packed_rows("r1"), 1);
+  EXPECT_EQ(archived_rows("r1"), 4);
+  history = store->load_room("r1");
+  ASSERT_TRUE(history);
+  EXPECT_TRUE(history->games[0].finished_ms);
+  expect_moves(history->games[0].moves, "r1", 1, {1, 2, 3, 4});
+}
+
 TEST_F(SqliteStoreTest, AnAbandonedGameIsArchivedAndTheOthersStayLive) {
   auto store = open();
   store->save_player(player("p1"), nullptr);
