@@ -26,6 +26,16 @@ using sqlite::Statement;
 
 namespace {
 
+// Empties `items`, and gives its storage back when it outgrew `keep` elements. The vectors of
+// writes and waiting records swell in a burst (thousands of players connecting in a second)
+// and would otherwise keep that storage: about 600 bytes an idle connection at 10,000 of them
+// (docs/BENCHMARKS.md, "Memory per idle connection").
+template <typename T>
+void clear_and_trim(std::vector<T>& items, std::size_t keep) {
+  items.clear();
+  if (items.capacity() > keep) std::vector<T>().swap(items);
+}
+
 std::string_view status_name(StoredRoomStatus status) {
   switch (status) {
     case StoredRoomStatus::kWaiting:
@@ -541,7 +551,9 @@ void SqliteStore::commit_and_report(std::vector<Write>& batch, std::vector<char>
     }
   }
   t_in_callbacks = false;
-  batch.clear();
+  // A batch takes at most max_batch writes, but trades storage with the queue, which a burst
+  // can grow beyond that.
+  clear_and_trim(batch, options_.max_batch);
 }
 
 namespace {
@@ -635,7 +647,7 @@ bool SqliteStore::commit_batch(std::vector<Write>& batch, std::vector<char>& ok)
     try {
       statements_->commit.run();
       sql_open_ = false;
-      waiting_sql_.clear();  // written in this transaction (sql_now)
+      clear_and_trim(waiting_sql_, kWaitingKept);  // written in this transaction (sql_now)
     } catch (const Error& error) {
       // The frame must not be replayed: the batch is reported failed.
       try {
@@ -690,6 +702,15 @@ void SqliteStore::to_sql(SqlWork work) {
   }
 }
 
+template <typename Record>
+void SqliteStore::take_for_sql(Record& record) {
+  if (sql_open_) {
+    write_sql(SqlWork(std::in_place_type<Record>, record));
+  } else {
+    waiting_sql_.emplace_back(std::in_place_type<Record>, std::move(record));
+  }
+}
+
 void SqliteStore::sql_now() {
   if (sql_open_) return;
   begin_sql();
@@ -724,7 +745,7 @@ bool SqliteStore::apply_pending() {
     retry_at(std::chrono::steady_clock::now() + options_.database_lag);
     return false;
   }
-  waiting_sql_.clear();
+  clear_and_trim(waiting_sql_, kWaitingKept);
   retry_at(std::nullopt);
   return true;
 }
@@ -788,12 +809,16 @@ void SqliteStore::write_sql(const SqlWork& work) {
   } else if (const auto* rated = std::get_if<RatedGameRecord>(&work)) {
     write_rated_game(*rated);
   } else if (const auto* game = std::get_if<ArchivedGame>(&work)) {
-    // A finished game's moves in one row, in append order: from then on readers take the
-    // game from packed_moves and `moves` only.
-    auto& insert = statements_->insert_packed;
-    insert.bind(1, game->room_id).bind(2, std::int64_t{game->game_number});
-    insert.bind(3, game->packed).run();
+    write_archive(*game);
   }
+}
+
+void SqliteStore::write_archive(const ArchivedGame& game) {
+  // A finished game's moves in one row, in append order: from then on readers take the game
+  // from packed_moves and `moves` only.
+  auto& insert = statements_->insert_packed;
+  insert.bind(1, game.room_id).bind(2, std::int64_t{game.game_number});
+  insert.bind(3, game.packed).run();
 }
 
 void SqliteStore::prune_players(UnixMillis before_ms) {
@@ -832,16 +857,20 @@ void SqliteStore::roll_back_sql() {
   }
 }
 
-bool SqliteStore::write_one(const Write& write) {
+bool SqliteStore::write_one(Write& write) {
   // Encoded before it is applied, so a record that cannot be encoded changes nothing; taken
   // back from the frame if it is refused.
   const std::size_t start = payload_.size();
   try {
-    if (const auto* player = std::get_if<PlayerRecord>(&write.record)) {
+    if (auto* player = std::get_if<PlayerRecord>(&write.record)) {
       encode_write(*player, payload_);
-      to_sql(*player);
-      if (known_players_.insert(player->id).second) players_added_.push_back(player->id);
-    } else if (const auto* room = std::get_if<RoomRecord>(&write.record)) {
+      std::string added = known_players_.contains(player->id) ? std::string() : player->id;
+      take_for_sql(*player);
+      if (!added.empty()) {
+        known_players_.insert(added);
+        players_added_.push_back(std::move(added));
+      }
+    } else if (auto* room = std::get_if<RoomRecord>(&write.record)) {
       encode_write(*room, payload_);
       note_room(*room);
     } else if (const auto* move = std::get_if<MoveRecord>(&write.record)) {
@@ -883,7 +912,7 @@ void SqliteStore::write_player(const PlayerRecord& player) {
   s.run();
 }
 
-void SqliteStore::note_room(const RoomRecord& room) {
+void SqliteStore::note_room(RoomRecord& room) {
   // What SQLite's constraints would refuse, refused here, before the record is acknowledged:
   // it reaches SQLite only later (apply_pending).
   if (room.seats <= 0 || room.game_number < 0) {
@@ -920,14 +949,19 @@ void SqliteStore::note_room(const RoomRecord& room) {
     live->second->packed.pop_back();
   };
   std::optional<std::size_t> archived_at;
+  // What live_ needs of the record, which is moved to waiting_sql_ below rather than copied:
+  // the batch's write is not read again.
+  const bool starts_live_game = is_live(room) && (ends_live_game || live == live_.end());
+  const int game_number = room.game_number;
+  std::string id = room.id;
   // The record, then the archive of the game it ends, which needs the record's game row.
   if (sql_open_ && archive) {
     // Written at once: the two together or neither.
     auto& s = *statements_;
     s.savepoint.run();
     try {
-      write_sql(room);
-      write_sql(*archive);
+      write_room(room);
+      write_archive(*archive);
       s.release.run();
     } catch (...) {
       give_back(archive->packed);
@@ -941,26 +975,26 @@ void SqliteStore::note_room(const RoomRecord& room) {
   } else if (archive) {
     try {
       waiting_sql_.reserve(waiting_sql_.size() + 2);  // so that neither push below can fail
-      to_sql(room);
     } catch (...) {
       give_back(archive->packed);
       throw;
     }
-    to_sql(std::move(*archive));
+    waiting_sql_.emplace_back(std::in_place_type<RoomRecord>, std::move(room));
+    waiting_sql_.emplace_back(std::in_place_type<ArchivedGame>, std::move(*archive));
     archived_at = waiting_sql_.size() - 1;
   } else {
-    to_sql(room);
+    take_for_sql(room);
   }
   // Only once the record is taken: a refused write leaves live_ as it was.
   if (ends_live_game) {
-    undo_.push_back({LiveUndo::Kind::kEnded, room.id, nullptr, 0, 0, 0, 0, std::move(live->second),
-                     archived_at});
+    undo_.push_back(
+        {LiveUndo::Kind::kEnded, id, nullptr, 0, 0, 0, 0, std::move(live->second), archived_at});
     live_.erase(live);
   }
-  if (is_live(room) && !live_.contains(room.id)) {
-    live_.emplace(room.id, std::make_unique<LiveGame>(room.game_number));
+  if (starts_live_game) {
+    live_.emplace(id, std::make_unique<LiveGame>(game_number));
     undo_.push_back(
-        {LiveUndo::Kind::kStarted, room.id, nullptr, 0, 0, 0, 0, nullptr, std::nullopt});
+        {LiveUndo::Kind::kStarted, std::move(id), nullptr, 0, 0, 0, 0, nullptr, std::nullopt});
   }
 }
 
@@ -1256,7 +1290,7 @@ void SqliteStore::recover() {
     sql_open_ = false;
     const std::size_t waiting_before = waiting_sql_.size();
     for (StoredWrite& record : stored) {
-      const Write write = std::visit(
+      Write write = std::visit(
           [](auto& value) {
             return Write{std::move(value), nullptr, {}};
           },

@@ -137,7 +137,8 @@ class SqliteStore final : public Store {
   // Takes one write into the batch: a move of a live game into live_, a record into
   // waiting_sql_ (or, once the batch has an SQLite transaction of its own, into SQLite);
   // on success appends its encoding to payload_. False (reported) when the write was refused.
-  bool write_one(const Write& write);
+  // The record is moved into waiting_sql_ when it waits there: the batch does not read it again.
+  bool write_one(Write& write);
   // A record as SQLite gets it: what a batch leaves for apply_pending, in the batch's order.
   struct ArchivedGame {  // a game's moves, packed into one row of packed_moves
     std::string room_id;
@@ -147,6 +148,10 @@ class SqliteStore final : public Store {
   using SqlWork = std::variant<PlayerRecord, RoomRecord, RatedGameRecord, ArchivedGame>;
   // Leaves `work` for apply_pending, or writes it at once when the batch has its transaction.
   void to_sql(SqlWork work);
+  // The same for a record of the batch, moved into waiting_sql_ rather than copied.
+  template <typename Record>
+  void take_for_sql(Record& record);
+  void write_archive(const ArchivedGame& game);
   // Writes what waits in waiting_sql_ to SQLite in the batch's transaction, after which the
   // rest of the batch's records go there directly: a write that SQLite itself must check (a
   // move of a game that is not live) sees every record before it.
@@ -176,7 +181,7 @@ class SqliteStore final : public Store {
   // Takes a room record into the batch: refuses what SQLite's constraints would, hands it
   // (and the archive of the game it ends, ArchivedGame) to to_sql, and keeps live_ (the game
   // it ends let go, the one it starts kept in memory).
-  void note_room(const RoomRecord& room);
+  void note_room(RoomRecord& room);
   // Deletes idle players (prune_idle_players) in the batch's transaction, and from
   // known_players_.
   void prune_players(UnixMillis before_ms);
@@ -305,6 +310,7 @@ class SqliteStore final : public Store {
   // Under commit_mutex_: the records committed to the redo log but not yet to SQLite, in
   // order, and when the first of them was committed. A batch that fails takes its own back.
   std::vector<SqlWork> waiting_sql_;
+  static constexpr std::size_t kWaitingKept = 1024;  // waiting_sql_'s storage kept once empty
   std::chrono::steady_clock::time_point waiting_since_;
   // Under commit_mutex_: the players stored (in SQLite or waiting for it), so that a room
   // record naming another is refused before it is acknowledged, as SQLite's foreign keys
