@@ -17,7 +17,9 @@
 # PARLOR_BENCH_A_BUILD / PARLOR_BENCH_B_BUILD the build directory of its parlor-server (two
 # builds of one store: PARLOR_BENCH_A_STORE=sqlite PARLOR_BENCH_A_BUILD=other/build); both
 # loads are BUILD_DIR's parlor-load. PARLOR_BENCH_SERVER_FLAGS adds
-# flags to both servers (--store-sync normal: a store without fdatasync), and
+# flags to both servers (--store-sync normal: a store without fdatasync),
+# PARLOR_BENCH_A_FLAGS / PARLOR_BENCH_B_FLAGS to one side's (one binary against itself with and
+# without fdatasync: PARLOR_BENCH_A_STORE=sqlite PARLOR_BENCH_A_FLAGS="--store-sync normal"), and
 # PARLOR_BENCH_STORE_CPUS puts a durable server's writer thread (parlor-store) on its own CPU
 # list, as in server_load.sh.
 set -euo pipefail
@@ -30,6 +32,7 @@ seats=4
 ramp_ms=1000
 declare -A server_build=([A]="${PARLOR_BENCH_A_BUILD:-$build}" [B]="${PARLOR_BENCH_B_BUILD:-$build}")
 declare -A store=([A]="${PARLOR_BENCH_A_STORE:-none}" [B]="${PARLOR_BENCH_B_STORE:-sqlite}")
+declare -A side_flags=([A]="${PARLOR_BENCH_A_FLAGS:-}" [B]="${PARLOR_BENCH_B_FLAGS:-}")
 for binary in "${server_build[A]}/server/parlor-server" "${server_build[B]}/server/parlor-server" \
   "$build/bots/parlor-load"; do
   if [ ! -x "$binary" ]; then
@@ -54,7 +57,7 @@ start_server() {
   taskset -c 0 "${server_build[$side]}/server/parlor-server" --port 0 --threads 1 \
     --store "${store[$side]}" --data-dir "$work/$side.data" --rate-per-second 1000000 \
     --rate-burst 1000000 --max-connections-per-ip 100000 --max-handshakes-per-ip 100000 \
-    ${PARLOR_BENCH_SERVER_FLAGS:-} >"$out" 2>/dev/null &
+    ${PARLOR_BENCH_SERVER_FLAGS:-} ${side_flags[$side]} >"$out" 2>/dev/null &
   pids+=($!)
   echo $! >"$work/$side.pid"
   for _ in $(seq 50); do grep -q listening "$out" && break; sleep 0.1; done
@@ -137,7 +140,7 @@ for i in $(seq 1 "$turns"); do
   read -r "a_us[$i]" "a_rate[$i]" <"$work/turn"
 done
 
-echo "durable_interleaved: A = ${store[A]} (${server_build[A]}), B = ${store[B]} (${server_build[B]})," \
+echo "durable_interleaved: A = ${store[A]} ${side_flags[A]} (${server_build[A]}), B = ${store[B]} ${side_flags[B]} (${server_build[B]})," \
   "$turns turns of $slice s each"
 printf '%-5s %12s %10s %12s %10s %7s\n' turn "A us/move" "A mv/s" "B us/move" "B mv/s" "B/A"
 for i in $(seq 1 "$turns"); do
