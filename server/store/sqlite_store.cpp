@@ -864,11 +864,12 @@ bool SqliteStore::write_one(Write& write) {
   try {
     if (auto* player = std::get_if<PlayerRecord>(&write.record)) {
       encode_write(*player, payload_);
-      std::string added = known_players_.contains(player->id) ? std::string() : player->id;
+      std::optional<std::string> added;  // the id, kept before the record is moved
+      if (!known_players_.contains(player->id)) added = player->id;
       take_for_sql(*player);
-      if (!added.empty()) {
-        known_players_.insert(added);
-        players_added_.push_back(std::move(added));
+      if (added) {
+        known_players_.insert(*added);
+        players_added_.push_back(std::move(*added));
       }
     } else if (auto* room = std::get_if<RoomRecord>(&write.record)) {
       encode_write(*room, payload_);

@@ -191,6 +191,32 @@ std::string insert_move_sql(const std::string& table, const MoveRecord& m) {
          (m.state_hash ? std::to_string(static_cast<std::int64_t>(*m.state_hash)) : "NULL") + ");";
 }
 
+// Writes what `writes` queues, then a move of `live_room`'s live game (game 1) too big for the
+// file size limit set meanwhile, just above the largest file in `dir`, and flushes: the redo
+// log refuses the batch's frame, so every write of the batch fails (a live game's moves go to
+// the redo log only, so it is the redo log that refuses, not SQLite).
+void in_a_batch_the_disk_refuses(SqliteStore& store, const fs::path& dir,
+                                 const std::string& live_room, Outcomes& outcomes,
+                                 const std::function<void()>& writes) {
+  std::uintmax_t largest = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    largest = std::max(largest, entry.file_size());
+  }
+  MoveRecord big = move(live_room, 1, 1);
+  big.move = {{"padding", std::string(largest + (4 << 20), 'x')}};
+  struct rlimit before {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit limited = before;
+  limited.rlim_cur = largest + (1 << 20);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+  writes();
+  store.append_move(std::move(big), outcomes.callback());
+  store.flush();
+  ::setrlimit(RLIMIT_FSIZE, &before);
+  std::signal(SIGXFSZ, old_handler);
+}
+
 std::string read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
@@ -274,28 +300,10 @@ TEST_F(SqliteStoreTest, AGameEndedInABatchTheDiskRefusedKeepsItsMovesForTheNextE
   for (int seq = 1; seq <= 3; ++seq) store->append_move(move("r1", 1, seq), nullptr);
   store->flush();
 
-  // The end of r1's game in one batch with a move of r2's live game big enough that the redo
-  // log refuses the frame (as in SeatsOfABatchTheDiskRefusedAreWrittenByTheNextRecord).
-  std::uintmax_t largest = 0;
-  for (const auto& entry : fs::directory_iterator(dir_)) {
-    largest = std::max(largest, entry.file_size());
-  }
-  MoveRecord big = move("r2", 1, 1);
-  big.move = {{"padding", std::string(largest + (4 << 20), 'x')}};
+  // The end of r1's game in one batch that the disk refuses.
   Outcomes outcomes;
-  {
-    struct rlimit before {};
-    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
-    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-    struct rlimit limited = before;
-    limited.rlim_cur = largest + (1 << 20);
-    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
-    store->save_room(ended(game1), outcomes.callback());
-    store->append_move(std::move(big), outcomes.callback());
-    store->flush();
-    ::setrlimit(RLIMIT_FSIZE, &before);
-    std::signal(SIGXFSZ, old_handler);
-  }
+  in_a_batch_the_disk_refuses(*store, dir_, "r2", outcomes,
+                              [&] { store->save_room(ended(game1), outcomes.callback()); });
   ASSERT_EQ(outcomes.failed, 2) << "the disk refused the batch";
   EXPECT_EQ(archived_rows("r1"), 0);
   auto history = store->load_room("r1");
@@ -906,31 +914,12 @@ TEST_F(SqliteStoreTest, SeatsOfABatchTheDiskRefusedAreWrittenByTheNextRecord) {
   store->save_room(started(room("r2", "p1"), 1, 5, 0), nullptr);
   store->flush();
 
-  // The seats' change in one batch with a move of r2's live game big enough that the frame
-  // grows the redo log past the limit (a live game's moves go to the redo log only, so the
-  // redo log is what refuses it, not SQLite).
-  std::uintmax_t largest = 0;
-  for (const auto& entry : fs::directory_iterator(dir_)) {
-    largest = std::max(largest, entry.file_size());
-  }
+  // The seats' change in one batch that the disk refuses.
   RoomRecord refused = r;
   refused.occupants[0] = SeatRecord{"p2", "Name p2", std::nullopt};
-  MoveRecord big = move("r2", 1, 1);
-  big.move = {{"padding", std::string(largest + (4 << 20), 'x')}};
   Outcomes outcomes;
-  {
-    struct rlimit before {};
-    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
-    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-    struct rlimit limited = before;
-    limited.rlim_cur = largest + (1 << 20);
-    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
-    store->save_room(refused, outcomes.callback());
-    store->append_move(std::move(big), outcomes.callback());
-    store->flush();
-    ::setrlimit(RLIMIT_FSIZE, &before);
-    std::signal(SIGXFSZ, old_handler);
-  }
+  in_a_batch_the_disk_refuses(*store, dir_, "r2", outcomes,
+                              [&] { store->save_room(refused, outcomes.callback()); });
   ASSERT_EQ(outcomes.failed, 2) << "the disk refused the batch";
 
   RoomRecord moved = r;
