@@ -694,16 +694,8 @@ bool SqliteStore::apply_due(std::chrono::steady_clock::time_point now) const {
                                    now - waiting_since_ >= options_.database_lag);
 }
 
-void SqliteStore::to_sql(SqlWork work) {
-  if (sql_open_) {
-    write_sql(work);
-  } else {
-    waiting_sql_.push_back(std::move(work));
-  }
-}
-
 template <typename Record>
-void SqliteStore::take_for_sql(Record& record) {
+void SqliteStore::to_sql(Record& record) {
   if (sql_open_) {
     write_sql(SqlWork(std::in_place_type<Record>, record));
   } else {
@@ -866,7 +858,7 @@ bool SqliteStore::write_one(Write& write) {
       encode_write(*player, payload_);
       std::optional<std::string> added;  // the id, kept before the record is moved
       if (!known_players_.contains(player->id)) added = player->id;
-      take_for_sql(*player);
+      to_sql(*player);
       if (added) {
         known_players_.insert(*added);
         players_added_.push_back(std::move(*added));
@@ -887,7 +879,7 @@ bool SqliteStore::write_one(Write& write) {
       encode_write(*idle, payload_);
       sql_now();
       prune_players(idle->before_ms);
-    } else if (const auto* rated = std::get_if<RatedGameRecord>(&write.record)) {
+    } else if (auto* rated = std::get_if<RatedGameRecord>(&write.record)) {
       rated_sides(*rated);  // refuses a game that cannot be rated, before it is acknowledged
       encode_write(*rated, payload_);
       to_sql(*rated);
@@ -941,13 +933,10 @@ void SqliteStore::note_room(RoomRecord& room) {
   // give_back() returns it when the record is refused, undo_live() when the batch is not stored.
   std::optional<ArchivedGame> archive;
   if (ends_live_game && !live->second->seqs.empty()) {
-    LiveGame& game = *live->second;
-    game.packed += ']';
-    archive = ArchivedGame{room.id, game.game_number, std::move(game.packed)};
+    archive = ArchivedGame{room.id, live->second->game_number, live->second->close_packed()};
   }
-  const auto give_back = [&live](std::string& packed) {
-    live->second->packed = std::move(packed);
-    live->second->packed.pop_back();
+  const auto give_back = [&live, &archive] {
+    live->second->reopen_packed(std::move(archive->packed));
   };
   std::optional<std::size_t> archived_at;
   // What live_ needs of the record, which is moved to waiting_sql_ below rather than copied:
@@ -965,26 +954,26 @@ void SqliteStore::note_room(RoomRecord& room) {
       write_archive(*archive);
       s.release.run();
     } catch (...) {
-      give_back(archive->packed);
+      give_back();
       if (writer_db_->in_transaction()) {
         s.rollback_to.run();
         s.release.run();
       }
       throw;
     }
-    give_back(archive->packed);  // SQLite has its own copy now
+    give_back();  // SQLite has its own copy now
   } else if (archive) {
     try {
       waiting_sql_.reserve(waiting_sql_.size() + 2);  // so that neither push below can fail
     } catch (...) {
-      give_back(archive->packed);
+      give_back();
       throw;
     }
     waiting_sql_.emplace_back(std::in_place_type<RoomRecord>, std::move(room));
     waiting_sql_.emplace_back(std::in_place_type<ArchivedGame>, std::move(*archive));
     archived_at = waiting_sql_.size() - 1;
   } else {
-    take_for_sql(room);
+    to_sql(room);
   }
   // Only once the record is taken: a refused write leaves live_ as it was.
   if (ends_live_game) {
@@ -1198,8 +1187,7 @@ void SqliteStore::undo_live() {
       case LiveUndo::Kind::kEnded:
         if (change.archived_at) {  // its packed row, taken back from the archive that waits
           auto& archived = std::get<ArchivedGame>(waiting_sql_.at(*change.archived_at));
-          change.ended->packed = std::move(archived.packed);
-          change.ended->packed.pop_back();
+          change.ended->reopen_packed(std::move(archived.packed));
         }
         live_[change.room_id] = std::move(change.ended);
         break;

@@ -146,11 +146,11 @@ class SqliteStore final : public Store {
     std::string packed;
   };
   using SqlWork = std::variant<PlayerRecord, RoomRecord, RatedGameRecord, ArchivedGame>;
-  // Leaves `work` for apply_pending, or writes it at once when the batch has its transaction.
-  void to_sql(SqlWork work);
-  // The same for a record of the batch, moved into waiting_sql_ rather than copied.
+  // Leaves a record of the batch for apply_pending, moved into waiting_sql_ rather than copied
+  // (the batch does not read it again), or writes it at once when the batch has its
+  // transaction.
   template <typename Record>
-  void take_for_sql(Record& record);
+  void to_sql(Record& record);
   void write_archive(const ArchivedGame& game);
   // Writes what waits in waiting_sql_ to SQLite in the batch's transaction, after which the
   // rest of the batch's records go there directly: a write that SQLite itself must check (a
@@ -279,6 +279,17 @@ class SqliteStore final : public Store {
     // [seq,seat,move,at_ms,hash]; the row's "]" is added when the game ends.
     std::string packed = "[";
     std::string frames;  // the moves' redo log encodings, copied forward to a new generation
+
+    // The finished row for an archive, moved out rather than copied (a few kilobytes).
+    std::string close_packed() {
+      packed += ']';
+      return std::move(packed);
+    }
+    // Takes back a row close_packed() gave, when its archive is not stored.
+    void reopen_packed(std::string&& row) {
+      packed = std::move(row);
+      packed.pop_back();
+    }
   };
   std::unordered_map<std::string, std::unique_ptr<LiveGame>> live_;
   // Held while a batch changes live_ and commits, and by readers while they copy live moves and
