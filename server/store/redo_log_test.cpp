@@ -218,5 +218,36 @@ TEST(RedoRecords, APayloadCutInsideAWriteOrWithAnUnknownTagIsAnError) {
   EXPECT_THROW(decode_writes(std::string(1, '\x09')), StoreError);
 }
 
+// The store remembers the seats it last wrote for a room by this encoding, and leaves the seats'
+// rows alone when a room record's encoding is the same: occupants that differ in any field, or
+// in where a field ends, must never encode alike.
+TEST(RedoRecords, OccupantsEncodeAlikeOnlyWhenTheyAreTheSame) {
+  using Seats = std::vector<std::optional<SeatRecord>>;
+  const Seats seats = {SeatRecord{"p1", "Ann", std::nullopt}, std::nullopt,
+                       SeatRecord{std::nullopt, "Bot", "hard"}};
+  EXPECT_EQ(encode_occupants(seats), encode_occupants(Seats(seats)));
+  const std::vector<Seats> others = {
+      {SeatRecord{"p1", "Ann", std::nullopt}, std::nullopt},                // a seat fewer
+      {SeatRecord{"p1", "Ann", std::nullopt}, std::nullopt, std::nullopt},  // the bot gone
+      {SeatRecord{"p1", "Ann", "easy"}, std::nullopt,                       // a stand-in bot
+       SeatRecord{std::nullopt, "Bot", "hard"}},
+      {SeatRecord{"p1", "Ann", std::nullopt}, std::nullopt,  // another bot
+       SeatRecord{std::nullopt, "Bot", "easy"}},
+      {SeatRecord{"p1", "Ann", std::nullopt}, std::nullopt,  // a player's seat
+       SeatRecord{"Bot", "", "hard"}},
+      {SeatRecord{"p1", "Anne", std::nullopt}, std::nullopt,  // a new name
+       SeatRecord{std::nullopt, "Bot", "hard"}},
+      {std::nullopt, SeatRecord{"p1", "Ann", std::nullopt},  // another seat
+       SeatRecord{std::nullopt, "Bot", "hard"}},
+      {SeatRecord{"p1A", "nn", std::nullopt}, std::nullopt,  // a shifted end
+       SeatRecord{std::nullopt, "Bot", "hard"}},
+      {SeatRecord{"p2", "Ann", std::nullopt}, std::nullopt,  // another player
+       SeatRecord{std::nullopt, "Bot", "hard"}},
+  };
+  for (std::size_t i = 0; i < others.size(); ++i) {
+    EXPECT_NE(encode_occupants(others[i]), encode_occupants(seats)) << "case " << i;
+  }
+}
+
 }  // namespace
 }  // namespace parlor::server

@@ -130,6 +130,17 @@ void encode(Writer& out, const PlayerRecord& player) {
   out.i64(player.last_seen_ms);
 }
 
+void encode(Writer& out, const std::vector<std::optional<SeatRecord>>& occupants) {
+  out.varint(occupants.size());
+  for (const auto& occupant : occupants) {
+    out.u8(occupant ? 1 : 0);
+    if (!occupant) continue;
+    out.optional_text(occupant->player_id);
+    out.text(occupant->name);
+    out.optional_text(occupant->bot);
+  }
+}
+
 void encode(Writer& out, const RoomRecord& room) {
   out.text(room.id);
   out.text(room.kind);
@@ -137,14 +148,7 @@ void encode(Writer& out, const RoomRecord& room) {
   out.json(room.game_options);
   out.json(room.room_options);
   out.optional_text(room.creator_id);
-  out.varint(room.occupants.size());
-  for (const auto& occupant : room.occupants) {
-    out.u8(occupant ? 1 : 0);
-    if (!occupant) continue;
-    out.optional_text(occupant->player_id);
-    out.text(occupant->name);
-    out.optional_text(occupant->bot);
-  }
+  encode(out, room.occupants);
   out.u8(static_cast<std::uint8_t>(room.status));
   out.i64(room.created_ms);
   out.optional_i64(room.finished_ms);
@@ -292,6 +296,13 @@ void encode_tagged(const Record& record, std::string& out) {
   encode(writer, record);
 }
 }  // namespace
+
+std::string encode_occupants(const std::vector<std::optional<SeatRecord>>& occupants) {
+  std::string out;
+  Writer writer(out);
+  encode(writer, occupants);
+  return out;
+}
 
 void encode_write(const StoredWrite& write, std::string& out) {
   std::visit([&out](const auto& record) { encode_tagged(record, out); }, write);

@@ -34,6 +34,9 @@ void encode_write(const MoveRecord& move, std::string_view move_text, std::strin
 void encode_write(const PruneRoomsBefore& prune, std::string& out);
 void encode_write(const RatedGameRecord& game, std::string& out);
 void encode_write(const PrunePlayersBefore& prune, std::string& out);
+// A room's occupants as a room record's encoding holds them: equal strings for equal
+// occupants, and a few dozen bytes where the records take a few hundred.
+std::string encode_occupants(const std::vector<std::optional<SeatRecord>>& occupants);
 // The writes encoded one after another in `payload`. Throws StoreError on anything that is not
 // a whole, valid encoding.
 std::vector<StoredWrite> decode_writes(std::string_view payload);

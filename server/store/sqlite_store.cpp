@@ -994,8 +994,9 @@ void SqliteStore::write_room(const RoomRecord& room) {
   // The seats' rows only when they differ from what this store last wrote for the room: most
   // records (a game's start and its end) keep the seats, whose rows and index entries are
   // most of what a room record would change.
+  std::string seats = encode_occupants(room.occupants);
   const auto written = seats_written_.find(room.id);
-  const bool same_seats = written != seats_written_.end() && written->second == room.occupants;
+  const bool same_seats = written != seats_written_.end() && written->second == seats;
   s.savepoint.run();
   try {
     s.upsert_room.bind(1, room.id).bind(2, room.kind).bind(3, std::int64_t{room.seats});
@@ -1037,7 +1038,7 @@ void SqliteStore::write_room(const RoomRecord& room) {
     if (seats_written_.size() >= kMostSeatsWritten && written == seats_written_.end()) {
       seats_written_.clear();
     }
-    seats_written_.insert_or_assign(room.id, room.occupants);
+    seats_written_.insert_or_assign(room.id, std::move(seats));
   }
 }
 

@@ -66,8 +66,12 @@ struct SqliteStoreOptions {
   // How far SQLite's file may fall behind the redo log before the records waiting for it are
   // written: this long after the first of them, or this many records (README.md, "The redo
   // log"). Readers, flush() and a new generation bring it up to date whenever they need to.
+  // The count bounds the memory they hold in a burst: 10,000 players connecting in five seconds
+  // left about 400 bytes per connection behind with 4,096 (records of a few hundred bytes in a
+  // dozen allocations, freed between the connections' own), and 512 costs a durable move
+  // nothing (docs/BENCHMARKS.md, "Memory per idle connection").
   std::chrono::milliseconds database_lag{1000};
-  std::size_t most_records_waiting = 4096;
+  std::size_t most_records_waiting = 512;
   // Where run-time write failures are reported (default: stderr).
   std::function<void(std::string_view)> log_error;
   // Where the rest is said: what recovery replayed from the redo log (default: stderr).
@@ -262,9 +266,10 @@ class SqliteStore final : public Store {
   // Under commit_mutex_: the seats this store last wrote for each room, so that a
   // room record whose seats did not change leaves their rows alone. Forgotten, and the seats
   // written again, when a batch fails, when ended rooms are pruned, and past
-  // kMostSeatsWritten rooms (a room not written for long costs no memory for ever).
+  // kMostSeatsWritten rooms (a room not written for long costs no memory for ever). Kept in
+  // their redo log encoding (encode_occupants), a fifth of a live room's memory as records.
   static constexpr std::size_t kMostSeatsWritten = 1 << 16;
-  std::unordered_map<std::string, std::vector<std::optional<SeatRecord>>> seats_written_;
+  std::unordered_map<std::string, std::string> seats_written_;
 
   // The live game of each room — its current game while the room is waiting or playing — and
   // its moves, which are in the redo log and nowhere in the file until the room record that
