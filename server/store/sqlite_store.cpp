@@ -5,9 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
-#include <charconv>
 #include <future>
 #include <iostream>
 #include <map>
@@ -113,31 +111,23 @@ std::filesystem::path redo_file(const std::filesystem::path& file, int which) {
   return file.string() + ".redo-" + std::to_string(which);
 }
 
-// A number as decimal text, through a buffer on the stack rather than a string of its own:
-// append_packed runs for every move stored.
-void append_number(std::string& out, std::int64_t value) {
-  std::array<char, 24> digits{};
-  const char* end = std::to_chars(digits.data(), digits.data() + digits.size(), value).ptr;
-  out.append(digits.data(), static_cast<std::size_t>(end - digits.data()));
-}
-
 // One entry of a packed_moves row: [seq, seat, move, at_ms, state_hash or null].
 // `out` is a row under way: "[" and the entries so far.
 void append_packed(std::string& out, const MoveRecord& move, std::string_view move_text) {
   if (out.size() > 1) out += ',';
   out += '[';
-  append_number(out, move.seq);
+  json_text::integer(out, move.seq);
   out += ',';
-  append_number(out, move.seat);
+  json_text::integer(out, move.seat);
   out += ',';
   out += move_text;
   out += ',';
-  append_number(out, move.at_ms);
+  json_text::integer(out, move.at_ms);
   out += ',';
   if (move.state_hash) {
-    append_number(out, static_cast<std::int64_t>(*move.state_hash));
+    json_text::integer(out, static_cast<std::int64_t>(*move.state_hash));
   } else {
-    out += "null";
+    json_text::null(out);
   }
   out += ']';
 }
