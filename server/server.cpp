@@ -66,7 +66,10 @@ void Server::start() {
 // "Persistence"): wait for one handler, run the others that are ready (a bounded number, so
 // that the writes of a long burst are not held back), then commit what they queued and
 // acknowledge it here. A move's commit needs no wake-up of the writer thread and no post back
-// from it; the moves of every room handled in the pass share one commit.
+// from it; the moves of every room handled in the pass share one commit. (Running the loop as
+// io_context::run() with the commit posted behind the ready handlers committed before the
+// sockets' newer input, in smaller batches, and cost more a move: docs/BENCHMARKS.md, "A
+// durable move's last costs".)
 void Server::run_committing_passes(Store& store) {
   constexpr int kMostHandlersPerPass = 1024;
   const EndOfPassCommits marker;
