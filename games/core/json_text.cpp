@@ -81,10 +81,12 @@ void value(std::string& out, const nlohmann::json& value) {
     case Type::string:
       any_string(out, value.get_ref<const std::string&>());
       return;
+    // The containers walked directly rather than through basic_json's iterators, which
+    // check the value's type on every step: a durable move's text is written per move.
     case Type::array: {
       out += '[';
       Separator comma;
-      for (const auto& item : value) {
+      for (const auto& item : value.get_ref<const nlohmann::json::array_t&>()) {
         comma(out);
         json_text::value(out, item);
       }
@@ -94,11 +96,11 @@ void value(std::string& out, const nlohmann::json& value) {
     case Type::object: {
       out += '{';
       Separator comma;
-      for (auto it = value.begin(); it != value.end(); ++it) {
+      for (const auto& [name, item] : value.get_ref<const nlohmann::json::object_t&>()) {
         comma(out);
-        any_string(out, it.key());
+        any_string(out, name);
         out += ':';
-        json_text::value(out, it.value());
+        json_text::value(out, item);
       }
       out += '}';
       return;

@@ -27,12 +27,17 @@ class Writer {
   explicit Writer(std::string& out) : out_(out) {}
 
   void u8(std::uint8_t value) { out_.push_back(static_cast<char>(value)); }
+  // Built on the stack and appended once: a byte at a time, each push_back checks the
+  // string's capacity, and a move's record is mostly varints.
   void varint(std::uint64_t value) {
+    char bytes[10];
+    std::size_t n = 0;
     while (value >= 0x80) {
-      out_.push_back(static_cast<char>((value & 0x7F) | 0x80));
+      bytes[n++] = static_cast<char>((value & 0x7F) | 0x80);
       value >>= 7;
     }
-    out_.push_back(static_cast<char>(value));
+    bytes[n++] = static_cast<char>(value);
+    out_.append(bytes, n);
   }
   void i64(std::int64_t value) {
     varint((static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63));

@@ -112,24 +112,34 @@ std::filesystem::path redo_file(const std::filesystem::path& file, int which) {
 }
 
 // One entry of a packed_moves row: [seq, seat, move, at_ms, state_hash or null].
-// `out` is a row under way: "[" and the entries so far.
+// `out` is a row under way: "[" and the entries so far. The numbers around the move's text
+// are formatted on the stack and appended in two pieces: this runs for every durable move.
 void append_packed(std::string& out, const MoveRecord& move, std::string_view move_text) {
-  if (out.size() > 1) out += ',';
-  out += '[';
-  json_text::integer(out, move.seq);
-  out += ',';
-  json_text::integer(out, move.seat);
-  out += ',';
+  // Room for the punctuation after each number: to_chars stops at the end it is given.
+  char head[64];
+  char* const head_end = head + sizeof head - 8;
+  char* at = head;
+  if (out.size() > 1) *at++ = ',';
+  *at++ = '[';
+  at = std::to_chars(at, head_end, move.seq).ptr;
+  *at++ = ',';
+  at = std::to_chars(at, head_end, move.seat).ptr;
+  *at++ = ',';
+  out.append(head, at);
   out += move_text;
-  out += ',';
-  json_text::integer(out, move.at_ms);
-  out += ',';
+  char tail[64];
+  char* const tail_end = tail + sizeof tail - 8;
+  at = tail;
+  *at++ = ',';
+  at = std::to_chars(at, tail_end, move.at_ms).ptr;
+  *at++ = ',';
   if (move.state_hash) {
-    json_text::integer(out, static_cast<std::int64_t>(*move.state_hash));
+    at = std::to_chars(at, tail_end, static_cast<std::int64_t>(*move.state_hash)).ptr;
   } else {
-    json_text::null(out);
+    at = std::copy_n("null", 4, at);
   }
-  out += ']';
+  *at++ = ']';
+  out.append(tail, at);
 }
 
 nlohmann::json parse_json(const std::string& text, const std::string& what) {
