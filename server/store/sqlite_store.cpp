@@ -759,13 +759,20 @@ bool SqliteStore::write_sql(const std::vector<SqlWork>& work) {
   // is of the same game (its game row, its room row and its seats are all rewritten by that
   // one), unless an archive or a rating of the room comes between, which needs the game row
   // as it was. (Prunes never wait: they go to SQLite in their batch, after what waited.)
+  // A record that is kept but has a later one of the room (of the next game: a game's end,
+  // then the next one's start) writes only its game row: the room row and the seats are the
+  // later record's to write. Only where the room's row is in the file already (seats_written_
+  // knows the room): a game row needs its room's.
   std::vector<char> superseded(work.size(), 0);
+  std::vector<char> game_row_only(work.size(), 0);
   std::unordered_map<std::string_view, int> next_game;  // room -> game of its next record
+  std::unordered_set<std::string_view> written_later;   // rooms with a later record
   for (std::size_t i = work.size(); i-- > 0;) {
     if (const auto* room = std::get_if<RoomRecord>(&work[i])) {
       const auto next = next_game.find(room->id);
       superseded[i] = next != next_game.end() && next->second == room->game_number ? 1 : 0;
       next_game.insert_or_assign(room->id, room->game_number);
+      game_row_only[i] = written_later.insert(room->id).second ? 0 : 1;
     } else if (const std::string* room_id =
                    std::visit([](const auto& value) { return room_of(value); }, work[i])) {
       next_game.erase(*room_id);
@@ -774,7 +781,12 @@ bool SqliteStore::write_sql(const std::vector<SqlWork>& work) {
   for (std::size_t i = 0; i < work.size(); ++i) {
     if (superseded[i]) continue;
     try {
-      write_sql(work[i]);
+      const auto* room = std::get_if<RoomRecord>(&work[i]);
+      if (room && game_row_only[i] && seats_written_.contains(room->id)) {
+        write_game_row(*room);
+      } else {
+        write_sql(work[i]);
+      }
     } catch (const std::exception& e) {
       const std::string what = std::visit(
           [](const auto& value) -> std::string {
@@ -988,6 +1000,24 @@ void SqliteStore::note_room(RoomRecord& room) {
   }
 }
 
+void SqliteStore::upsert_game_row(const RoomRecord& room) {
+  if (room.game_number <= 0) return;
+  auto& upsert = statements_->upsert_game;
+  upsert.bind(1, room.id).bind(2, std::int64_t{room.game_number});
+  upsert.bind(3, seed_bits(room.seed)).bind(4, room.start_seq);
+  upsert.bind(5, room.game_started_ms).bind(6, room.finished_ms);
+  upsert.run();
+}
+
+void SqliteStore::write_game_row(const RoomRecord& room) {
+  try {
+    upsert_game_row(room);
+  } catch (...) {
+    statements_->upsert_game.reset();
+    throw;
+  }
+}
+
 void SqliteStore::write_room(const RoomRecord& room) {
   // The room, its seats and its game row together or not at all.
   auto& s = *statements_;
@@ -1015,12 +1045,7 @@ void SqliteStore::write_room(const RoomRecord& room) {
         s.insert_seat.run();
       }
     }
-    if (room.game_number > 0) {
-      s.upsert_game.bind(1, room.id).bind(2, std::int64_t{room.game_number});
-      s.upsert_game.bind(3, seed_bits(room.seed)).bind(4, room.start_seq);
-      s.upsert_game.bind(5, room.game_started_ms).bind(6, room.finished_ms);
-      s.upsert_game.run();
-    }
+    upsert_game_row(room);
     s.release.run();
   } catch (...) {
     for (auto* statement : {&s.upsert_room, &s.delete_seats, &s.insert_seat, &s.upsert_game}) {

@@ -182,6 +182,9 @@ class SqliteStore final : public Store {
   void roll_back_sql();
   void write_player(const PlayerRecord& player);
   void write_room(const RoomRecord& room);
+  // Only the record's game row (a later record of the room writes its room row and seats).
+  void write_game_row(const RoomRecord& room);
+  void upsert_game_row(const RoomRecord& room);
   // Takes a room record into the batch: refuses what SQLite's constraints would, hands it
   // (and the archive of the game it ends, ArchivedGame) to to_sql, and keeps live_ (the game
   // it ends let go, the one it starts kept in memory).
