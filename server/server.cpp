@@ -50,14 +50,14 @@ void Server::start() {
   Store* store = state_->store();
   const bool commits_here = store != nullptr && store->commits_at_end_of_pass();
   for (int i = 0; i < count; ++i) {
-    threads_.emplace_back([this, i, store, commits_here] {
+    threads_.emplace_back([this, i, count, store, commits_here] {
       name_this_thread("parlor-io-" + std::to_string(i));
       auto guard = net::make_work_guard(io_);
       if (!commits_here) {
         io_.run();
         return;
       }
-      run_committing_passes(*store);
+      run_committing_passes(*store, count == 1);
     });
   }
 }
@@ -70,13 +70,26 @@ void Server::start() {
 // io_context::run() with the commit posted behind the ready handlers committed before the
 // sockets' newer input, in smaller batches, and cost more a move: docs/BENCHMARKS.md, "A
 // durable move's last costs".)
-void Server::run_committing_passes(Store& store) {
+//
+// With one thread the commit itself runs as a handler, the next after the pass: Asio then
+// queues what the acknowledgements post (a frame to each player's session) on the thread's own
+// queue, without the scheduler's lock and a wake-up each, and takes their memory from the
+// thread's cache rather than the allocator (docs/BENCHMARKS.md, "The commit as a handler").
+// The one poll_one may first look at the sockets; what they bring waits for the next pass. In
+// a long burst, handlers still queued ahead of it run first. With several threads a posted
+// commit could wait behind any thread's handlers, so it is made here directly.
+void Server::run_committing_passes(Store& store, bool one_thread) {
   constexpr int kMostHandlersPerPass = 1024;
   const EndOfPassCommits marker;
   while (io_.run_one() > 0) {
     for (int n = 1; n < kMostHandlersPerPass && io_.poll_one() > 0; ++n) {
     }
-    store.commit_pending();
+    if (one_thread) {
+      net::post(io_, [&store] { store.commit_pending(); });
+      io_.poll_one();
+    } else {
+      store.commit_pending();
+    }
   }
 }
 

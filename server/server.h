@@ -36,7 +36,7 @@ class Server {
   ServerState& state() { return *state_; }
 
  private:
-  void run_committing_passes(Store& store);
+  void run_committing_passes(Store& store, bool one_thread);
 
   ServerConfig config_;
   net::io_context io_;
