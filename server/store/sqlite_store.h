@@ -184,6 +184,8 @@ class SqliteStore final : public Store {
   void write_room(const RoomRecord& room);
   // Only the record's game row (a later record of the room writes its room row and seats).
   void write_game_row(const RoomRecord& room);
+  // The record's row of `games` (none before the room's first game), within write_room's
+  // savepoint or on its own.
   void upsert_game_row(const RoomRecord& room);
   // Takes a room record into the batch: refuses what SQLite's constraints would, hands it
   // (and the archive of the game it ends, ArchivedGame) to to_sql, and keeps live_ (the game
