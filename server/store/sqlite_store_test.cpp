@@ -164,20 +164,11 @@ class SqliteStoreTest : public ::testing::Test {
   // `rows` (SQL). Returns "" or SQLite's error.
   std::string write_old_file(std::int64_t version, const std::string& rows) const {
     fs::create_directories(dir_);
-    sqlite3* db = nullptr;
-    if (sqlite3_open(file().c_str(), &db) != SQLITE_OK) return "cannot open " + file().string();
     std::string sql;
     for (std::int64_t step = 0; step < version; ++step) sql += std::string(sqlite::migration(step));
     sql += "PRAGMA application_id = " + std::to_string(sqlite::kApplicationId) +
            "; PRAGMA user_version = " + std::to_string(version) + ";" + rows;
-    char* error = nullptr;
-    std::string out;
-    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
-      out = error ? error : "sqlite3_exec failed";
-      sqlite3_free(error);
-    }
-    sqlite3_close(db);
-    return out;
+    return exec(sql);
   }
 
   // The message of the StoreError that opening throws ("" when it opens).
