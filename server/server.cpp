@@ -10,6 +10,10 @@
 #include "server/thread_name.h"
 
 namespace parlor::server {
+namespace {
+// The longest a pass of the only I/O thread runs before it commits (run_one_thread_passes).
+constexpr auto kLongestPass = std::chrono::milliseconds(10);
+}  // namespace
 
 Server::Server(ServerConfig config)
     : config_(std::move(config)),
@@ -57,7 +61,11 @@ void Server::start() {
         io_.run();
         return;
       }
-      run_committing_passes(*store, count == 1);
+      if (count == 1) {
+        run_one_thread_passes(*store);
+      } else {
+        run_committing_passes(*store);
+      }
     });
   }
 }
@@ -69,28 +77,68 @@ void Server::start() {
 // from it; the moves of every room handled in the pass share one commit. (Running the loop as
 // io_context::run() with the commit posted behind the ready handlers committed before the
 // sockets' newer input, in smaller batches, and cost more a move: docs/BENCHMARKS.md, "A
-// durable move's last costs".)
-//
-// With one thread the commit itself runs as a handler, the next after the pass: Asio then
-// queues what the acknowledgements post (a frame to each player's session) on the thread's own
-// queue, without the scheduler's lock and a wake-up each, and takes their memory from the
-// thread's cache rather than the allocator (docs/BENCHMARKS.md, "The commit as a handler").
-// The one poll_one may first look at the sockets; what they bring waits for the next pass. In
-// a long burst, handlers still queued ahead of it run first. With several threads a posted
-// commit could wait behind any thread's handlers, so it is made here directly.
-void Server::run_committing_passes(Store& store, bool one_thread) {
+// durable move's last costs".) This is the loop of several I/O threads; one thread runs
+// run_one_thread_passes.
+void Server::run_committing_passes(Store& store) {
   constexpr int kMostHandlersPerPass = 1024;
   const EndOfPassCommits marker;
   while (io_.run_one() > 0) {
     for (int n = 1; n < kMostHandlersPerPass && io_.poll_one() > 0; ++n) {
     }
-    if (one_thread) {
-      net::post(io_, [&store] { store.commit_pending(); });
-      io_.poll_one();
-    } else {
-      store.commit_pending();
-    }
+    store.commit_pending();
   }
+}
+
+// The same passes on the only I/O thread, cheaper:
+// - The pass's handlers run in one io_context::poll(), not a poll_one() each: every
+//   poll_one() builds the scheduler's per-thread context (and its cache of handler memory)
+//   around its one handler, about a point of a durable move's CPU at 100 rooms
+//   (docs/BENCHMARKS.md, "One poll for the pass").
+// - poll() runs until nothing is ready, so time bounds a pass rather than a count of
+//   handlers: a watchdog timer stops io_ once a pass has run kLongestPass (about what 1,024
+//   handlers take), the pass commits, and what was still ready runs in the next one.
+// - The commit runs as a handler, the next after the pass: Asio then queues what the
+//   acknowledgements post (a frame to each player's session) on the thread's own queue,
+//   without the scheduler's lock and a wake-up each, and takes their memory from the thread's
+//   cache rather than the allocator (docs/BENCHMARKS.md, "The commit as a handler"). The one
+//   poll_one may first look at the sockets; what they bring waits for the next pass.
+void Server::run_one_thread_passes(Store& store) {
+  const EndOfPassCommits marker;
+  while (io_.run_one() > 0) {
+    in_pass_ = true;
+    pass_started_ = std::chrono::steady_clock::now();
+    if (!pass_watched_) watch_pass();
+    io_.poll();
+    in_pass_ = false;
+    if (pass_cut_) {
+      pass_cut_ = false;
+      io_.restart();
+      // stop() may have stopped io_ between the watchdog's stop and the restart: stop again.
+      if (stopping_io_.load()) {
+        io_.stop();
+        break;
+      }
+    }
+    net::post(io_, [&store] { store.commit_pending(); });
+    io_.poll_one();
+  }
+}
+
+// Arms the watchdog for the pass under way. It fires at most once per kLongestPass, and is
+// not armed again while the thread waits between passes.
+void Server::watch_pass() {
+  pass_watched_ = true;
+  pass_watchdog_.expires_at(pass_started_ + kLongestPass);
+  pass_watchdog_.async_wait([this](boost::system::error_code ec) {
+    pass_watched_ = false;
+    if (ec || !in_pass_) return;
+    if (std::chrono::steady_clock::now() - pass_started_ >= kLongestPass) {
+      pass_cut_ = true;
+      io_.stop();  // poll() returns after this handler
+      return;
+    }
+    watch_pass();  // a later pass than the one it was armed for: watch this one
+  });
 }
 
 tcp::endpoint Server::endpoint() const { return listener_->local_endpoint(); }
@@ -130,6 +178,7 @@ void Server::stop() {
     }
   }
   state_->stop_links();
+  stopping_io_.store(true);
   io_.stop();
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
