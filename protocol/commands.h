@@ -104,6 +104,11 @@ struct Move {
   std::string room;
   Json move = Json::object();       // always an object; the engine validates the rest
   std::optional<std::int64_t> seq;  // the state the client acted on, for stale_state
+  // The move's text in the frame, when it is exactly what json_text::value writes for `move`
+  // (compact, keys in order, nothing escaped): a durable store records it rather than write
+  // the move again. It views the frame the request was decoded from, so it is valid only
+  // while that frame is; empty when the frame wrote the move any other way.
+  std::string_view move_text;
 };
 
 struct LegalMoves {

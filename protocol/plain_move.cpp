@@ -1,6 +1,7 @@
 #include "protocol/plain_move.h"
 
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <utility>
@@ -16,8 +17,17 @@ class PlainReader {
       : at_(text.data()), end_(text.data() + text.size()), limits_(limits) {}
 
   void skip_space() {
+    const char* start = at_;
     while (at_ != end_ && (*at_ == ' ' || *at_ == '\n' || *at_ == '\r' || *at_ == '\t')) ++at_;
+    if (at_ != start) compact_ = false;
   }
+
+  // Whether what was read since the last call is in the form json_text::value writes (no
+  // space between tokens, an object's keys in increasing order, no -0): then its text is that
+  // of the value it decoded to, byte for byte. Strings here are that form already (printable
+  // ASCII, nothing escaped).
+  bool take_compact() { return std::exchange(compact_, true); }
+  const char* position() const { return at_; }
 
   bool at_end() {
     skip_space();
@@ -77,6 +87,7 @@ class PlainReader {
       out = value;
       return true;
     }
+    if (value == 0) compact_ = false;  // -0 is written 0
     constexpr auto kMostNegative =
         static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + 1;
     if (value > kMostNegative) return false;
@@ -136,6 +147,7 @@ class PlainReader {
       // A repeated key is valid JSON, but the general decoder's last-one-wins is its to apply.
       auto [slot, added] = members.try_emplace(std::string(key));
       if (!added || members.size() > limits_.max_keys_per_object) return false;
+      if (std::next(slot) != members.end()) compact_ = false;  // written out of order
       if (!value(slot->second, depth)) return false;
     } while (take(','));
     return take('}');
@@ -156,6 +168,7 @@ class PlainReader {
   const char* at_;
   const char* end_;
   const Limits& limits_;
+  bool compact_ = true;
 };
 
 }  // namespace
@@ -207,7 +220,13 @@ std::optional<Request> decode_plain_move(std::string_view frame, const Limits& l
       }
       has_seq = true;
     } else if (key == "move" && !has_move) {
-      if (!in.peek('{') || !in.value(move.move, 1)) return std::nullopt;
+      if (!in.peek('{')) return std::nullopt;
+      const char* start = in.position();
+      in.take_compact();
+      if (!in.value(move.move, 1)) return std::nullopt;
+      if (in.take_compact()) {
+        move.move_text = std::string_view(start, static_cast<std::size_t>(in.position() - start));
+      }
       has_move = true;
     } else {
       return std::nullopt;  // another field, or one repeated

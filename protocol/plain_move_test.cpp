@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "games/core/json_text.h"
 #include "protocol/decode.h"
 #include "protocol/mutate_for_test.h"
 
@@ -55,6 +56,14 @@ std::string difference(const Request& plain, std::string_view frame, const Limit
   if (!same_json(move->move, expected_move->move)) {
     return "move " + move->move.dump() + " vs " + expected_move->move.dump();
   }
+  // The text a durable store records in place of writing the move again.
+  if (!move->move_text.empty()) {
+    std::string written;
+    json_text::value(written, expected_move->move);
+    if (move->move_text != written) {
+      return "move text " + std::string(move->move_text) + " vs " + written;
+    }
+  }
   return "";
 }
 
@@ -83,6 +92,38 @@ TEST(PlainMove, TheFramesClientsSendTakeIt) {
   EXPECT_EQ(move.room, "4f2a9c1b7e");
   EXPECT_EQ(move.seq, 37);
   EXPECT_EQ(move.move, Json::parse(R"({"action":"play","cards":["7D","7H","7S"]})"));
+}
+
+TEST(PlainMove, KeepsTheMovesTextWhenItIsTheCompactForm) {
+  const Limits limits;
+  const auto text_of = [&](const std::string& frame) {
+    const auto plain = decode_plain_move(frame, limits);
+    EXPECT_TRUE(plain.has_value()) << frame;
+    if (!plain) return std::string("(refused)");
+    EXPECT_EQ(difference(*plain, frame, limits), "") << frame;
+    return std::string(std::get<Move>(plain->command).move_text);
+  };
+  const std::string head = R"({"type":"move","id":4711,"room":"4f2a9c1b7e","seq":37,"move":)";
+  for (const std::string move :
+       {R"({"action":"play","cards":["7D","7H","7S"]})", R"({})", R"({"a":[],"b":{},"c":null})",
+        R"({"n":-1,"o":0,"p":18446744073709551615,"q":true,"r":false,"s":"two words"})",
+        R"({"x":{"a":[1,[2,{"b":"c"}]],"z":"~"}})"}) {
+    EXPECT_EQ(text_of(head + move + "}"), move);
+    // Spaces around the move, or after it, are not the move's.
+    EXPECT_EQ(text_of(R"({"type":"move","room":"r","move": )" + move + R"( , "seq":1})"), move);
+  }
+  // Written any other way, it is not kept: the store writes the move itself.
+  for (const std::string move :
+       {R"({ "action":"pass"})", R"({"action": "pass"})", R"({"cards":["3C", "3D"]})",
+        R"({"action":"pass" })", R"({"cards":["3C"],"action":"play"})", R"({"n":-0})",
+        R"({"x":{"b":1,"a":2}})", "{\n\"action\":\"pass\"}"}) {
+    EXPECT_EQ(text_of(head + move + "}"), "") << move;
+  }
+  // The general decoder never keeps it.
+  const DecodeResult general =
+      decode_request(R"({"type":"move","room":"r\u0041","move":{"action":"pass"}})", limits);
+  ASSERT_TRUE(std::holds_alternative<Request>(general));
+  EXPECT_EQ(std::get<Move>(std::get<Request>(general).command).move_text, "");
 }
 
 TEST(PlainMove, LeavesEverythingElseToTheGeneralDecoder) {

@@ -131,7 +131,7 @@ bool ServerState::handle(ClientContext& client, protocol::Request request,
           } else if constexpr (std::is_same_v<T, protocol::Chat>) {
             room->chat(caller(), std::move(command.text));
           } else if constexpr (std::is_same_v<T, protocol::Move>) {
-            room->move(caller(), std::move(command.move), command.seq);
+            room->move(caller(), std::move(command.move), command.seq, command.move_text);
           } else if constexpr (std::is_same_v<T, protocol::LegalMoves>) {
             room->legal_moves(caller());
           } else if constexpr (std::is_same_v<T, protocol::RemoveSeat>) {

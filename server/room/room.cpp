@@ -146,13 +146,15 @@ void Room::chat(Caller caller, std::string text) {
 
 // Moves are the hot path: dispatch runs the move at once when the room's strand is free (the
 // usual case), saving a trip through the event loop's queue; otherwise it waits its turn.
-void Room::move(Caller caller, Json move, std::optional<std::int64_t> seq) {
-  net::dispatch(strand_, [self = shared_from_this(), caller = std::move(caller),
-                          move = std::move(move), seq]() mutable {
-    self->run([&](Table& table, TableTime now, Outbox& out) {
-      table.move(caller, std::move(move), seq, now, out);
-    });
-  });
+void Room::move(Caller caller, Json move, std::optional<std::int64_t> seq,
+                std::string_view move_text) {
+  net::dispatch(strand_,
+                [self = shared_from_this(), caller = std::move(caller), move = std::move(move), seq,
+                 text = store_ ? std::string(move_text) : std::string()]() mutable {
+                  self->run([&](Table& table, TableTime now, Outbox& out) {
+                    table.move(caller, std::move(move), seq, now, out, std::move(text));
+                  });
+                });
 }
 
 void Room::legal_moves(Caller caller) {

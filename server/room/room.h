@@ -21,6 +21,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "server/identity.h"
 #include "server/room/table.h"
@@ -65,7 +66,9 @@ class Room : public std::enable_shared_from_this<Room> {
   void add_bot(Caller caller, int seat, std::string strategy);
   void start(Caller caller);
   void chat(Caller caller, std::string text);
-  void move(Caller caller, Json move, std::optional<std::int64_t> seq);
+  // `move_text` (protocol::Move::move_text) is copied here, for a room that stores its moves.
+  void move(Caller caller, Json move, std::optional<std::int64_t> seq,
+            std::string_view move_text = {});
   void legal_moves(Caller caller);
   void remove_seat(Caller caller, int seat);
   void set_locked(Caller caller, bool locked);

@@ -232,7 +232,7 @@ void Table::chat(const Caller& caller, const std::string& text, TableTime now, O
 }
 
 void Table::move(const Caller& caller, Json move, std::optional<std::int64_t> seq, TableTime now,
-                 Outbox& out) {
+                 Outbox& out, std::string move_text) {
   last_activity_ = now.steady;
   auto seat = seat_of(*caller.player);
   if (!seat)
@@ -260,7 +260,7 @@ void Table::move(const Caller& caller, Json move, std::optional<std::int64_t> se
                            std::to_string(seq_),
                        out);
   }
-  accept_move(*seat, std::move(move), MoveBy::kPlayer, &caller, now, out);
+  accept_move(*seat, std::move(move), MoveBy::kPlayer, &caller, now, out, std::move(move_text));
 }
 
 void Table::legal_moves(const Caller& caller, Outbox& out) {
@@ -274,8 +274,9 @@ void Table::legal_moves(const Caller& caller, Outbox& out) {
 // ---- the game's lifecycle ----------------------------------------------------------------
 
 bool Table::accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, TableTime now,
-                        Outbox& out) {
-  // An external game's engine answers first; the answer comes back as the move to record.
+                        Outbox& out, std::string move_text) {
+  // An external game's engine answers first; the answer comes back as the move to record
+  // (its own text: this one is not kept).
   if (auto* remote = external_game()) {
     return ask_engine(*remote, seat, std::move(move), by, caller, out);
   }
@@ -291,19 +292,19 @@ bool Table::accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, T
     }
     return false;
   }
-  record_move(seat, std::move(move), result, by, caller, now, out);
+  record_move(seat, std::move(move), result, by, caller, now, out, std::move(move_text));
   return true;
 }
 
 void Table::record_move(Seat seat, Json move, const MoveResult& result, MoveBy by,
-                        const Caller* caller, TableTime now, Outbox& out) {
+                        const Caller* caller, TableTime now, Outbox& out, std::string move_text) {
   ++moves_in_game_;
   ++seq_;
   auto& by_whom = by == MoveBy::kPlayer ? game_metrics_.moves_by_player
                   : by == MoveBy::kBot  ? game_metrics_.moves_by_bot
                                         : game_metrics_.moves_by_timeout;
   by_whom.add();
-  persist_move(seat, std::move(move), now, out);
+  persist_move(seat, std::move(move), now, out, std::move(move_text));
   if (caller) {
     reply_ok(*caller, seq_, out);
     out.accepted_move_received = caller->received;
@@ -318,10 +319,11 @@ void Table::record_move(Seat seat, Json move, const MoveResult& result, MoveBy b
   }
 }
 
-void Table::persist_move(Seat seat, Json move, TableTime now, Outbox& out) {
+void Table::persist_move(Seat seat, Json move, TableTime now, Outbox& out, std::string move_text) {
   if (!setup_.persistent) return;
-  MoveRecord record{id(),        game_number_, seq_,        seat, std::move(move),
-                    now.unix_ms, std::nullopt, setup_.epoch};
+  MoveRecord record{id(),         game_number_,    seq_,
+                    seat,         std::move(move), now.unix_ms,
+                    std::nullopt, setup_.epoch,    std::move(move_text)};
   // A checkpoint every few moves and at the end lets recovery notice an engine that no
   // longer replays the log identically.
   if (moves_in_game_ % kHashEvery == 0 || game_->finished())

@@ -1153,10 +1153,14 @@ void SqliteStore::write_move(const MoveRecord& move) {
         "an earlier move of this game was not stored; refusing later ones "
         "so the log has no gap");
   }
-  // Into a buffer kept from move to move: a move's text costs no allocation.
-  move_text_.clear();
-  json_text::value(move_text_, move.move);
-  const std::string& text = move_text_;
+  // The text the room has (the player's frame carried it), or one written into a buffer kept
+  // from move to move: a move's text costs no allocation.
+  std::string_view text = move.move_text;
+  if (text.empty()) {
+    move_text_.clear();
+    json_text::value(move_text_, move.move);
+    text = move_text_;
+  }
   const auto live = live_.find(move.room_id);
   if (live != live_.end() && live->second->game_number == move.game_number) {
     // The room's live game: kept in memory and in the redo log only.

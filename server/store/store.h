@@ -131,6 +131,9 @@ struct MoveRecord {  // NOLINT(bugprone-exception-escape): Json's move (games/co
   std::optional<std::uint64_t> state_hash;
   // The epoch of the owner that accepted the move (see RoomRecord::epoch).
   std::int64_t epoch = 0;
+  // `move` as json_text::value writes it, when the room has that text already (the frame
+  // that carried a player's move: protocol::Move::move_text); empty: the store writes it.
+  std::string move_text = {};
 };
 
 // An unfinished room as recovery needs it: the record and its current game's moves by seq.
