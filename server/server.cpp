@@ -5,13 +5,15 @@
 #include "server/engine/engine_directory.h"
 #include "server/listener.h"
 #include "server/log.h"
+#include "server/one_thread_passes.h"
 #include "server/server_state.h"
 #include "server/store/store.h"
 #include "server/thread_name.h"
 
 namespace parlor::server {
 namespace {
-// The longest a pass of the only I/O thread runs before it commits (run_one_thread_passes).
+// The longest a pass of the only I/O thread runs before it commits (OneThreadPasses): about
+// as long as the 1,024 handlers that bound a pass of several threads take.
 constexpr auto kLongestPass = std::chrono::milliseconds(10);
 }  // namespace
 
@@ -53,16 +55,21 @@ void Server::start() {
                         : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   Store* store = state_->store();
   const bool commits_here = store != nullptr && store->commits_at_end_of_pass();
+  if (commits_here && count == 1) {
+    one_thread_passes_ = std::make_unique<OneThreadPasses>(
+        io_, [store] { store->commit_pending(); }, kLongestPass);
+  }
   for (int i = 0; i < count; ++i) {
-    threads_.emplace_back([this, i, count, store, commits_here] {
+    threads_.emplace_back([this, i, store, commits_here] {
       name_this_thread("parlor-io-" + std::to_string(i));
       auto guard = net::make_work_guard(io_);
       if (!commits_here) {
         io_.run();
         return;
       }
-      if (count == 1) {
-        run_one_thread_passes(*store);
+      const EndOfPassCommits marker;
+      if (one_thread_passes_) {
+        one_thread_passes_->run();
       } else {
         run_committing_passes(*store);
       }
@@ -71,74 +78,20 @@ void Server::start() {
 }
 
 // The event loop with group commit at the end of each pass (docs/ARCHITECTURE.md,
-// "Persistence"): wait for one handler, run the others that are ready (a bounded number, so
-// that the writes of a long burst are not held back), then commit what they queued and
-// acknowledge it here. A move's commit needs no wake-up of the writer thread and no post back
-// from it; the moves of every room handled in the pass share one commit. (Running the loop as
-// io_context::run() with the commit posted behind the ready handlers committed before the
-// sockets' newer input, in smaller batches, and cost more a move: docs/BENCHMARKS.md, "A
-// durable move's last costs".) This is the loop of several I/O threads; one thread runs
-// run_one_thread_passes.
+// "Persistence"), for several I/O threads: wait for one handler, run the others that are ready
+// (a bounded number, so that the writes of a long burst are not held back), then commit what
+// they queued and acknowledge it here. A move's commit needs no wake-up of the writer thread
+// and no post back from it; the moves of every room handled in the pass share one commit.
+// (Running the loop as io_context::run() with the commit posted behind the ready handlers
+// committed before the sockets' newer input, in smaller batches, and cost more a move:
+// docs/BENCHMARKS.md, "A durable move's last costs".) One thread runs OneThreadPasses.
 void Server::run_committing_passes(Store& store) {
   constexpr int kMostHandlersPerPass = 1024;
-  const EndOfPassCommits marker;
   while (io_.run_one() > 0) {
     for (int n = 1; n < kMostHandlersPerPass && io_.poll_one() > 0; ++n) {
     }
     store.commit_pending();
   }
-}
-
-// The same passes on the only I/O thread, cheaper:
-// - The pass's handlers run in one io_context::poll(), not a poll_one() each: every
-//   poll_one() builds the scheduler's per-thread context (and its cache of handler memory)
-//   around its one handler, about a point of a durable move's CPU at 100 rooms
-//   (docs/BENCHMARKS.md, "One poll for the pass").
-// - poll() runs until nothing is ready, so time bounds a pass rather than a count of
-//   handlers: a watchdog timer stops io_ once a pass has run kLongestPass (about what 1,024
-//   handlers take), the pass commits, and what was still ready runs in the next one.
-// - The commit runs as a handler, the next after the pass: Asio then queues what the
-//   acknowledgements post (a frame to each player's session) on the thread's own queue,
-//   without the scheduler's lock and a wake-up each, and takes their memory from the thread's
-//   cache rather than the allocator (docs/BENCHMARKS.md, "The commit as a handler"). The one
-//   poll_one may first look at the sockets; what they bring waits for the next pass.
-void Server::run_one_thread_passes(Store& store) {
-  const EndOfPassCommits marker;
-  while (io_.run_one() > 0) {
-    in_pass_ = true;
-    pass_started_ = std::chrono::steady_clock::now();
-    if (!pass_watched_) watch_pass();
-    io_.poll();
-    in_pass_ = false;
-    if (pass_cut_) {
-      pass_cut_ = false;
-      io_.restart();
-      // stop() may have stopped io_ between the watchdog's stop and the restart: stop again.
-      if (stopping_io_.load()) {
-        io_.stop();
-        break;
-      }
-    }
-    net::post(io_, [&store] { store.commit_pending(); });
-    io_.poll_one();
-  }
-}
-
-// Arms the watchdog for the pass under way. It fires at most once per kLongestPass, and is
-// not armed again while the thread waits between passes.
-void Server::watch_pass() {
-  pass_watched_ = true;
-  pass_watchdog_.expires_at(pass_started_ + kLongestPass);
-  pass_watchdog_.async_wait([this](boost::system::error_code ec) {
-    pass_watched_ = false;
-    if (ec || !in_pass_) return;
-    if (std::chrono::steady_clock::now() - pass_started_ >= kLongestPass) {
-      pass_cut_ = true;
-      io_.stop();  // poll() returns after this handler
-      return;
-    }
-    watch_pass();  // a later pass than the one it was armed for: watch this one
-  });
 }
 
 tcp::endpoint Server::endpoint() const { return listener_->local_endpoint(); }
@@ -178,8 +131,11 @@ void Server::stop() {
     }
   }
   state_->stop_links();
-  stopping_io_.store(true);
-  io_.stop();
+  if (one_thread_passes_) {
+    one_thread_passes_->stop();  // and io_: a pass it cuts meanwhile does not undo that
+  } else {
+    io_.stop();
+  }
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
   }

@@ -3,10 +3,7 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
-#include <atomic>
-#include <chrono>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -17,6 +14,7 @@
 namespace parlor::server {
 
 class Listener;
+class OneThreadPasses;
 class ServerState;
 class Store;
 
@@ -40,20 +38,11 @@ class Server {
 
  private:
   void run_committing_passes(Store& store);
-  void run_one_thread_passes(Store& store);
-  void watch_pass();
 
   ServerConfig config_;
   net::io_context io_;
-  // One I/O thread with end-of-pass commits: cuts a pass that has run too long
-  // (run_one_thread_passes). Only that thread touches it and the pass fields.
-  net::steady_timer pass_watchdog_{io_};
-  bool pass_watched_ = false;
-  bool in_pass_ = false;
-  bool pass_cut_ = false;
-  std::chrono::steady_clock::time_point pass_started_;
-  // Set before stop() stops io_: a pass cut short restarts io_, and must not undo that stop.
-  std::atomic<bool> stopping_io_{false};
+  // The only I/O thread's loop, when the store commits at the end of each pass.
+  std::unique_ptr<OneThreadPasses> one_thread_passes_;
   std::shared_ptr<ServerState> state_;
   std::shared_ptr<Listener> listener_;
   std::vector<std::thread> threads_;
