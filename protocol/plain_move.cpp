@@ -16,10 +16,14 @@ class PlainReader {
   PlainReader(std::string_view text, const Limits& limits)
       : at_(text.data()), end_(text.data() + text.size()), limits_(limits) {}
 
+  static bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
   void skip_space() {
-    const char* start = at_;
-    while (at_ != end_ && (*at_ == ' ' || *at_ == '\n' || *at_ == '\r' || *at_ == '\t')) ++at_;
-    if (at_ != start) compact_ = false;
+    if (at_ == end_ || !is_space(*at_)) return;  // the compact form: nothing to skip
+    compact_ = false;
+    do {
+      ++at_;
+    } while (at_ != end_ && is_space(*at_));
   }
 
   // Whether what was read since the last call is in the form json_text::value writes (no

@@ -232,7 +232,7 @@ void Table::chat(const Caller& caller, const std::string& text, TableTime now, O
 }
 
 void Table::move(const Caller& caller, Json move, std::optional<std::int64_t> seq, TableTime now,
-                 Outbox& out, std::string move_text) {
+                 Outbox& out, std::string&& move_text) {
   last_activity_ = now.steady;
   auto seat = seat_of(*caller.player);
   if (!seat)
@@ -274,7 +274,7 @@ void Table::legal_moves(const Caller& caller, Outbox& out) {
 // ---- the game's lifecycle ----------------------------------------------------------------
 
 bool Table::accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, TableTime now,
-                        Outbox& out, std::string move_text) {
+                        Outbox& out, std::string&& move_text) {
   // An external game's engine answers first; the answer comes back as the move to record
   // (its own text: this one is not kept).
   if (auto* remote = external_game()) {
@@ -297,7 +297,7 @@ bool Table::accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, T
 }
 
 void Table::record_move(Seat seat, Json move, const MoveResult& result, MoveBy by,
-                        const Caller* caller, TableTime now, Outbox& out, std::string move_text) {
+                        const Caller* caller, TableTime now, Outbox& out, std::string&& move_text) {
   ++moves_in_game_;
   ++seq_;
   auto& by_whom = by == MoveBy::kPlayer ? game_metrics_.moves_by_player
@@ -319,7 +319,8 @@ void Table::record_move(Seat seat, Json move, const MoveResult& result, MoveBy b
   }
 }
 
-void Table::persist_move(Seat seat, Json move, TableTime now, Outbox& out, std::string move_text) {
+void Table::persist_move(Seat seat, Json move, TableTime now, Outbox& out,
+                         std::string&& move_text) {
   if (!setup_.persistent) return;
   MoveRecord record{id(),         game_number_,    seq_,
                     seat,         std::move(move), now.unix_ms,

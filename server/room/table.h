@@ -122,7 +122,7 @@ class Table {
   // `move_text`: the move's compact JSON text when the frame carried it so (protocol::Move),
   // recorded as it is; empty: the store writes the move itself.
   void move(const Caller& caller, Json move, std::optional<std::int64_t> seq, TableTime now,
-            Outbox& out, std::string move_text = {});
+            Outbox& out, std::string&& move_text = {});
   void legal_moves(const Caller& caller, Outbox& out);
 
   // ---- host controls and moderation (table_moderation.cpp) ----
@@ -211,10 +211,10 @@ class Table {
   // The one path of an accepted move. `caller`: the player who moved (gets the ok).
   // `move_text`: `move`'s compact text, if known (Table::move).
   bool accept_move(Seat seat, Json move, MoveBy by, const Caller* caller, TableTime now,
-                   Outbox& out, std::string move_text = {});
+                   Outbox& out, std::string&& move_text = {});
   // The part of accept_move after the engine applied the move: seq, store, ok, pushes.
   void record_move(Seat seat, Json move, const MoveResult& result, MoveBy by, const Caller* caller,
-                   TableTime now, Outbox& out, std::string move_text = {});
+                   TableTime now, Outbox& out, std::string&& move_text = {});
   void begin_game(TableTime now, Outbox& out);
   void after_accepted(std::string_view events, TableTime now, Outbox& out);
   void finish_game(TableTime now, Outbox& out);
@@ -301,7 +301,7 @@ class Table {
   void answer_held_replies(const Answer& answer, Outbox& out);
 
   // table_record.cpp
-  void persist_move(Seat seat, Json move, TableTime now, Outbox& out, std::string move_text);
+  void persist_move(Seat seat, Json move, TableTime now, Outbox& out, std::string&& move_text);
   void persist_room(Outbox& out, bool gate_frames = false);
   // A rated game ended: its result and sides go to the store, which rates it once.
   void record_rated_game(TableTime now, Outbox& out);
