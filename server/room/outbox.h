@@ -153,8 +153,8 @@ class WriteAheadGate {
   // are out, so that holding them allocates nothing and an idle room keeps no capacity. A
   // pass of the event loop holds the frames of every room it moved until its commit (at 100
   // rooms flat out, 40 to 90 of them), so the thread keeps as many vectors as a pass's rooms:
-  // with 8 kept, most rooms of a busy pass grew a vector of their own, three allocations a
-  // move. At most 1,024 × 16 deliveries (48 bytes each) stay kept, 768 KiB a
+  // with 8 kept, most rooms of a busy pass grew a vector of their own, 2.4 allocations a
+  // durable move. At most 1,024 × 16 deliveries (48 bytes each) stay kept, 768 KiB a
   // thread; a larger vector (a room with many spectators) is freed.
   static constexpr std::size_t kKeptStorage = 1024;
   static constexpr std::size_t kLargestKept = 16;   // deliveries

@@ -398,10 +398,12 @@ void PostgresStore::add_steps(const Write& write, std::vector<pg::Step>& steps) 
             number(room->game_started_ms), number(room->finished_ms)}});
     }
   } else if (const auto* move = std::get_if<MoveRecord>(&write.record)) {
+    // The text the room has (a player's frame carried it, dump()'s bytes), or dump()'s.
+    std::string move_text = move->move_text.empty() ? move->move.dump() : move->move_text;
     steps.push_back(
         {"insert_move",
          {text(move->room_id, "the room id"), number(move->game_number), number(move->seq),
-          number(move->seat), text(move->move.dump(), "the move"), number(move->at_ms),
+          number(move->seat), text(std::move(move_text), "the move"), number(move->at_ms),
           move->state_hash ? std::optional<std::string>(number(bits(*move->state_hash)))
                            : std::nullopt,
           number(move->epoch)}});
