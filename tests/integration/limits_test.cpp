@@ -176,11 +176,15 @@ TEST(Limits, QuietConnectionThatAnswersPingsStaysOpen) {
 
 TEST(Limits, TalkingConnectionIsNotPinged) {
   auto config = ServerFixture::test_config();
-  config.dead_after = std::chrono::milliseconds(400);
+  // A ping would go out after 800 ms of silence. Two tests run at once on a 2-core machine, so
+  // one round trip can take a few hundred milliseconds (at 400 ms, one did); the talk lasts
+  // three times the silence that would draw a ping, so a server that pinged regardless of it
+  // would still be caught.
+  config.dead_after = std::chrono::milliseconds(1600);
   ServerFixture server(config);
   auto talker = server.player("talker");
   // A message every 50 ms keeps the connection heard from: no ping is needed.
-  for (int i = 0; i < 20; ++i) {
+  for (int i = 0; i < 48; ++i) {
     EXPECT_EQ(talker->request({{"type", "ping"}})["type"], "pong");
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
