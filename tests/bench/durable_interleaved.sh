@@ -94,31 +94,36 @@ start_load() {
 cpu_ns() {
   cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{sum += $1} END {printf "%.0f", sum}'
 }
-moves() {
+# counts SIDE: the moves server SIDE accepted and the commits its store made (0 without one),
+# as "MOVES COMMITS".
+counts() {
   curl -sf --max-time 5 "http://127.0.0.1:$(cat "$work/$1.port")/metrics" |
-    sed -n 's/^parlor_moves_accepted_total \([0-9]*\).*/\1/p'
+    awk '$1 == "parlor_moves_accepted_total" {m = $2} $1 == "parlor_store_batch_size_count" {c = $2}
+         END {if (m != "") printf "%d %d\n", m, c}'
 }
 pause() { kill -STOP "$(cat "$work/$1.pid")" "$(cat "$work/$1.load_pid")"; }
 resume() { kill -CONT "$(cat "$work/$1.pid")" "$(cat "$work/$1.load_pid")"; }
 
 # mark SIDE: the CPU time and the moves of server SIDE so far, where its next turn starts
 # counting. Read just before the pair is stopped: nothing runs until it is resumed.
-declare -A cpu_at moves_at
+declare -A cpu_at moves_at commits_at
 mark() {
   cpu_at[$1]=$(cpu_ns "$(cat "$work/$1.pid")")
-  moves_at[$1]=$(moves "$1")
+  read -r "moves_at[$1]" "commits_at[$1]" < <(counts "$1") || true
 }
 
-# turn SIDE: runs pair SIDE for one slice after its SETTLE; writes its CPU per move (µs) and
-# moves/s after the settle, and its CPU per move over the whole turn, to $work/turn.
+# turn SIDE: runs pair SIDE for one slice after its SETTLE; writes its CPU per move (µs),
+# moves/s and moves a commit (a durable store's group commits: the fewer moves share one, the
+# more each pays for the fdatasync) after the settle, and its CPU per move over the whole turn,
+# to $work/turn.
 turn() {
-  local side=$1 c0 m0 cs ms
+  local side=$1 c0 m0 cs ms ks
   c0=${cpu_at[$side]}
   m0=${moves_at[$side]}
   resume "$side"
   sleep "$settle"
   cs=$(cpu_ns "$(cat "$work/$side.pid")")
-  ms=$(moves "$side")
+  read -r ms ks < <(counts "$side") || true
   sleep "$slice"
   mark "$side"
   pause "$side"
@@ -130,7 +135,9 @@ turn() {
   fi
   awk -v c="$((cpu_at[$side] - cs))" -v m="$((moves_at[$side] - ms))" -v s="$slice" \
     -v ca="$((cpu_at[$side] - c0))" -v ma="$((moves_at[$side] - m0))" \
-    'BEGIN {printf "%.2f %.0f %.2f\n", c / 1000 / m, m / s, ca / 1000 / ma}' >"$work/turn"
+    -v k="$((commits_at[$side] - ks))" \
+    'BEGIN {printf "%.2f %.0f %.2f %s\n", c / 1000 / m, m / s, ca / 1000 / ma,
+            (k > 0 ? sprintf("%.1f", m / k) : "-")}' >"$work/turn"
 }
 
 start_server A
@@ -146,20 +153,20 @@ mark B
 pause B
 
 # A, B, A, B, ..., A: every B turn has an A turn either side.
-declare -a a_us a_rate a_all b_us b_rate b_all
+declare -a a_us a_rate a_all b_us b_rate b_all b_per_commit
 turn A
-read -r 'a_us[0]' 'a_rate[0]' 'a_all[0]' <"$work/turn"
+read -r 'a_us[0]' 'a_rate[0]' 'a_all[0]' _ <"$work/turn"
 for i in $(seq 1 "$turns"); do
   turn B
-  read -r "b_us[$i]" "b_rate[$i]" "b_all[$i]" <"$work/turn"
+  read -r "b_us[$i]" "b_rate[$i]" "b_all[$i]" "b_per_commit[$i]" <"$work/turn"
   turn A
-  read -r "a_us[$i]" "a_rate[$i]" "a_all[$i]" <"$work/turn"
+  read -r "a_us[$i]" "a_rate[$i]" "a_all[$i]" _ <"$work/turn"
 done
 
 echo "durable_interleaved: A = ${store[A]} ${side_flags[A]} (${server_build[A]}), B = ${store[B]} ${side_flags[B]} (${server_build[B]})," \
   "$turns turns of $slice s each"
-printf '%-5s %12s %10s %12s %10s %7s %7s\n' turn "A us/move" "A mv/s" "B us/move" "B mv/s" "B/A" \
-  "whole"
+printf '%-5s %12s %10s %12s %10s %9s %7s %7s\n' turn "A us/move" "A mv/s" "B us/move" "B mv/s" \
+  "B mv/cmt" "B/A" "whole"
 for i in $(seq 1 "$turns"); do
   around=$(awk -v a="${a_us[i - 1]}" -v b="${a_us[i]}" 'BEGIN {printf "%.2f", (a + b) / 2}')
   ratio=$(awk -v s="${b_us[i]}" -v n="$around" 'BEGIN {printf "%.3f", s / n}')
@@ -167,8 +174,8 @@ for i in $(seq 1 "$turns"); do
     'BEGIN {printf "%.3f", s / ((a + b) / 2)}')
   echo "$ratio" >>"$work/ratios"
   echo "$whole" >>"$work/whole_ratios"
-  printf '%-5s %12s %10s %12s %10s %7s %7s\n' "$i" "$around" "${a_rate[i]}" "${b_us[i]}" \
-    "${b_rate[i]}" "$ratio" "$whole"
+  printf '%-5s %12s %10s %12s %10s %9s %7s %7s\n' "$i" "$around" "${a_rate[i]}" "${b_us[i]}" \
+    "${b_rate[i]}" "${b_per_commit[i]}" "$ratio" "$whole"
 done
 "$(dirname "$0")/median_spread.sh" \
   "server CPU per move, B (${store[B]}) / A (${store[A]}), whole turns" turns "$work/whole_ratios"
