@@ -25,13 +25,13 @@
 # PARLOR_BENCH_A_FLAGS / PARLOR_BENCH_B_FLAGS to one side's (one binary against itself with and
 # without fdatasync: PARLOR_BENCH_A_STORE=sqlite PARLOR_BENCH_A_FLAGS="--store-sync normal"), and
 # PARLOR_BENCH_STORE_CPUS puts a durable server's writer thread (parlor-store) on its own CPU
-# list, as in server_load.sh.
+# list, as in server_load.sh; PARLOR_BENCH_ROOMS changes the rooms of each load (100).
 set -euo pipefail
 build=${1:?usage: tests/bench/durable_interleaved.sh BUILD_DIR [TURNS] [SLICE_SECONDS]}
 turns=${2:-12}
 slice=${3:-3}
 settle=0.5
-rooms=100
+rooms=${PARLOR_BENCH_ROOMS:-100}
 seats=4
 ramp_ms=1000
 declare -A server_build=([A]="${PARLOR_BENCH_A_BUILD:-$build}" [B]="${PARLOR_BENCH_B_BUILD:-$build}")
