@@ -174,6 +174,7 @@ for i in $(seq 1 "$turns"); do
     'BEGIN {printf "%.3f", s / ((a + b) / 2)}')
   echo "$ratio" >>"$work/ratios"
   echo "$whole" >>"$work/whole_ratios"
+  awk -v s="${b_us[i]}" -v n="$around" 'BEGIN {printf "%.2f\n", s - n}' >>"$work/extras"
   printf '%-5s %12s %10s %12s %10s %9s %7s %7s\n' "$i" "$around" "${a_rate[i]}" "${b_us[i]}" \
     "${b_rate[i]}" "${b_per_commit[i]}" "$ratio" "$whole"
 done
@@ -181,3 +182,8 @@ done
   "server CPU per move, B (${store[B]}) / A (${store[A]}), whole turns" turns "$work/whole_ratios"
 "$(dirname "$0")/median_spread.sh" \
   "server CPU per move, B (${store[B]}) / A (${store[A]}), interleaved" turns "$work/ratios"
+# The difference in µs: steadier from hour to hour than the ratio, whose denominator (A's own
+# cost a move) this machine's drift moves by up to 2x.
+"$(dirname "$0")/median_spread.sh" \
+  "server CPU per move, B (${store[B]}) - A (${store[A]}) in us, interleaved" turns \
+  "$work/extras"
