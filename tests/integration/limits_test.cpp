@@ -179,9 +179,9 @@ TEST(Limits, QuietConnectionThatAnswersPingsStaysOpen) {
 TEST(Limits, TalkingConnectionIsNotPinged) {
   auto config = ServerFixture::test_config();
   // A ping would go out after 800 ms of silence. Two tests run at once on a 2-core machine, so
-  // one round trip can take a few hundred milliseconds (at 400 ms, one did); the talk lasts
-  // three times the silence that would draw a ping, so a server that pinged regardless of it
-  // would still be caught.
+  // one round trip can take a few hundred milliseconds (with a ping due after 200 ms, one
+  // drew it); the talk lasts three times the silence that would draw a ping, so a server that
+  // pinged regardless of it would still be caught.
   config.dead_after = std::chrono::milliseconds(1600);
   ServerFixture server(config);
   auto talker = server.player("talker");
