@@ -109,6 +109,9 @@ void run(benchmark::State& state, Commit kind) {
   }
   void* aligned = nullptr;
   if (::posix_memalign(&aligned, kBlock, kFrameBytes + 2 * kBlock) != 0) {
+    if (other_fd >= 0) ::close(other_fd);
+    ::close(fd);
+    fs::remove_all(dir);
     return state.SkipWithError("cannot allocate");
   }
   std::memset(aligned, 'x', kFrameBytes + 2 * kBlock);
